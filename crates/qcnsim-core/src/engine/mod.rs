@@ -1,0 +1,9 @@
+//! The discrete-event engine: an event queue ordered by (time, insertion sequence) and
+//! deterministic random-number streams. The event type itself and the run loop live in
+//! [`crate::sim`], where the models are.
+
+pub mod queue;
+pub mod rng;
+
+pub use queue::EventQueue;
+pub use rng::{Rng, StreamId};

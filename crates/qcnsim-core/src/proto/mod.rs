@@ -1,0 +1,6 @@
+//! Sans-IO protocol state machines. None of them reads a clock or schedules anything: each
+//! receives `now` and an input and returns what to do, so every rule of the pseudo code can be
+//! tested as a table of (state before, input, state after, actions).
+
+pub mod qcn_cp;
+pub mod qcn_rp;

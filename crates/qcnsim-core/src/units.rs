@@ -1,0 +1,227 @@
+//! Units: simulated time (integer picoseconds), byte counts and bit rates, and the parsing of
+//! unit strings such as `"10Gbps"`, `"0.5us"`, `"150KB"`.
+//!
+//! Decimal prefixes are SI (`KB` = 1000 bytes, `Gbps` = 10^9 bit/s), as the 802.1Q MIB and the
+//! QCN literature use them; binary prefixes are spelled `KiB`, `MiB`, `GiB`. Time strings are
+//! converted exactly: a value that is not a whole number of picoseconds is rejected rather than
+//! rounded, so a scenario means exactly what it says.
+
+use std::fmt;
+
+/// Simulated time in picoseconds. Never accumulate floating-point time: every instant in a run
+/// is an integer number of picoseconds since t = 0.
+pub type SimTime = u64;
+
+pub const PS: SimTime = 1;
+pub const NS: SimTime = 1_000;
+pub const US: SimTime = 1_000_000;
+pub const MS: SimTime = 1_000_000_000;
+pub const SEC: SimTime = 1_000_000_000_000;
+
+/// Time to serialise `bytes` at `rate_bps`, in picoseconds, rounded up (a frame is never
+/// considered sent before its last bit is).
+#[inline]
+pub fn tx_time(bytes: u64, rate_bps: u64) -> SimTime {
+    debug_assert!(rate_bps > 0);
+    let bits = bytes as u128 * 8 * SEC as u128;
+    bits.div_ceil(rate_bps as u128) as SimTime
+}
+
+/// Same as [`tx_time`] for a fractional rate (rate limiters run at real-valued rates).
+#[inline]
+pub fn tx_time_f(bytes: u64, rate_bps: f64) -> SimTime {
+    debug_assert!(rate_bps > 0.0);
+    ((bytes as f64 * 8.0 * SEC as f64) / rate_bps).ceil() as SimTime
+}
+
+/// Seconds as a float, for reports only.
+#[inline]
+pub fn secs(t: SimTime) -> f64 {
+    t as f64 / SEC as f64
+}
+
+/// A parsed decimal number: `mantissa * 10^-frac_digits`, kept exact.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Decimal {
+    mantissa: u128,
+    frac_digits: u32,
+}
+
+fn split_number(s: &str) -> Option<(&str, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '_'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    if end == 0 {
+        return None;
+    }
+    Some((&s[..end], s[end..].trim()))
+}
+
+fn parse_decimal(num: &str) -> Option<Decimal> {
+    let num: String = num.chars().filter(|c| *c != '_').collect();
+    let mut parts = num.split('.');
+    let int = parts.next()?;
+    let frac = parts.next().unwrap_or("");
+    if parts.next().is_some() || (int.is_empty() && frac.is_empty()) {
+        return None;
+    }
+    let digits = format!("{int}{frac}");
+    if digits.len() > 30 {
+        return None;
+    }
+    let mantissa: u128 = digits.parse().ok()?;
+    Some(Decimal {
+        mantissa,
+        frac_digits: frac.len() as u32,
+    })
+}
+
+/// Multiply a decimal by an integer unit factor; `None` if the result is not an integer or
+/// overflows u64.
+fn scale_exact(d: Decimal, factor: u128) -> Option<u64> {
+    let num = d.mantissa.checked_mul(factor)?;
+    let den = 10u128.checked_pow(d.frac_digits)?;
+    if num % den != 0 {
+        return None;
+    }
+    u64::try_from(num / den).ok()
+}
+
+/// Why a unit string was rejected; the caller adds the field path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitError(pub String);
+
+impl fmt::Display for UnitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+pub const TIME_HELP: &str = "a time with a unit: ps, ns, us, ms or s (e.g. \"0.5us\", \"10ms\")";
+pub const RATE_HELP: &str = "a bit rate with a unit: bps, Kbps, Mbps, Gbps or Tbps (e.g. \"10Gbps\", \"0.5Gbps\")";
+pub const BYTES_HELP: &str =
+    "a size with a unit: B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (e.g. \"150KB\", \"1500B\")";
+
+/// Parse a time such as `"0.5us"` into picoseconds, exactly.
+pub fn parse_time(s: &str) -> Result<SimTime, UnitError> {
+    let (num, unit) = split_number(s).ok_or_else(|| UnitError(TIME_HELP.into()))?;
+    let factor: u128 = match unit {
+        "ps" => 1,
+        "ns" => NS as u128,
+        "us" | "µs" => US as u128,
+        "ms" => MS as u128,
+        "s" => SEC as u128,
+        _ => return Err(UnitError(TIME_HELP.into())),
+    };
+    let d = parse_decimal(num).ok_or_else(|| UnitError(TIME_HELP.into()))?;
+    scale_exact(d, factor).ok_or_else(|| {
+        UnitError("a time that is a whole number of picoseconds and below 213 days".into())
+    })
+}
+
+/// Parse a bit rate such as `"10Gbps"` into bit/s (a float: rates of rate limiters are real).
+pub fn parse_rate(s: &str) -> Result<f64, UnitError> {
+    let (num, unit) = split_number(s).ok_or_else(|| UnitError(RATE_HELP.into()))?;
+    let factor: f64 = match unit {
+        "bps" | "b/s" => 1.0,
+        "Kbps" | "kbps" | "Kb/s" | "kb/s" => 1e3,
+        "Mbps" | "Mb/s" => 1e6,
+        "Gbps" | "Gb/s" => 1e9,
+        "Tbps" | "Tb/s" => 1e12,
+        _ => return Err(UnitError(RATE_HELP.into())),
+    };
+    let d = parse_decimal(num).ok_or_else(|| UnitError(RATE_HELP.into()))?;
+    Ok(d.mantissa as f64 / 10f64.powi(d.frac_digits as i32) * factor)
+}
+
+/// Parse a size such as `"150KB"` into bytes; the result must be a whole number of bytes.
+pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
+    let (num, unit) = split_number(s).ok_or_else(|| UnitError(BYTES_HELP.into()))?;
+    let factor: u128 = match unit {
+        "B" => 1,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        _ => return Err(UnitError(BYTES_HELP.into())),
+    };
+    let d = parse_decimal(num).ok_or_else(|| UnitError(BYTES_HELP.into()))?;
+    scale_exact(d, factor).ok_or_else(|| UnitError("a whole number of bytes".into()))
+}
+
+/// Format picoseconds with the largest unit that keeps the value exact.
+pub fn fmt_time(t: SimTime) -> String {
+    for (unit, f) in [("s", SEC), ("ms", MS), ("us", US), ("ns", NS)] {
+        if t % f == 0 && t > 0 {
+            return format!("{}{unit}", t / f);
+        }
+    }
+    format!("{t}ps")
+}
+
+/// Format a rate compactly ("10Gbps", "0.5Gbps", "5Mbps").
+pub fn fmt_rate(r: f64) -> String {
+    for (unit, f) in [("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)] {
+        if r >= f {
+            return format!("{}{unit}", r / f);
+        }
+    }
+    format!("{r}bps")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_strings_convert_exactly() {
+        let cases: &[(&str, SimTime)] = &[
+            ("0.5us", 500_000),
+            ("300ns", 300_000),
+            ("10ms", 10 * MS),
+            ("4s", 4 * SEC),
+            ("1.5s", 1_500 * MS),
+            ("7ps", 7),
+            ("0s", 0),
+            ("1_000ns", US),
+        ];
+        for (s, want) in cases {
+            assert_eq!(parse_time(s).unwrap(), *want, "{s}");
+        }
+    }
+
+    #[test]
+    fn time_strings_rejected() {
+        for s in ["", "10", "5 hours", "0.1ps", "1e3s", "-1s", "1.2.3s", "us"] {
+            assert!(parse_time(s).is_err(), "{s} should be rejected");
+        }
+    }
+
+    #[test]
+    fn rates_and_bytes() {
+        assert_eq!(parse_rate("10Gbps").unwrap(), 10e9);
+        assert_eq!(parse_rate("0.5Gbps").unwrap(), 0.5e9);
+        assert_eq!(parse_rate("1.05Gbps").unwrap(), 1.05e9);
+        assert_eq!(parse_rate("5Mbps").unwrap(), 5e6);
+        assert!(parse_rate("10G").is_err());
+        assert_eq!(parse_bytes("150KB").unwrap(), 150_000);
+        assert_eq!(parse_bytes("312B").unwrap(), 312);
+        assert_eq!(parse_bytes("1.5KB").unwrap(), 1500);
+        assert_eq!(parse_bytes("1KiB").unwrap(), 1024);
+        assert!(parse_bytes("0.5B").is_err());
+        assert!(parse_bytes("150").is_err());
+    }
+
+    #[test]
+    fn serialisation_time_rounds_up() {
+        assert_eq!(tx_time(1500, 10_000_000_000), 1_200_000);
+        assert_eq!(tx_time(1, 3), 2_666_666_666_667);
+        assert_eq!(fmt_time(500_000), "500ns");
+        assert_eq!(fmt_time(2 * SEC), "2s");
+    }
+}
