@@ -1,1 +1,202 @@
-//! PyO3 glue
+//! PyO3 glue: the private extension module `qcnsim._core`.
+//!
+//! This crate only converts between Python and the pure-Rust core (`qcnsim_core::api`):
+//!
+//! * `validate(text, overrides) -> str` — the resolved scenario as JSON text;
+//! * `run(text, overrides, seed, progress) -> dict` — runs with the GIL released; the progress
+//!   callback re-attaches, checks for signals (Ctrl-C cancels the run and raises
+//!   `KeyboardInterrupt`) and calls the Python callback;
+//! * `ScenarioError` (a `ValueError`) with `args == (message, path, value, allowed)` and the
+//!   attributes `message`, `path`, `value`, `allowed`.
+//!
+//! Numeric table columns cross the boundary as little-endian `bytes` so that Python can wrap them
+//! with `numpy.frombuffer` without a per-element conversion. No panic crosses the FFI boundary:
+//! every call into the core runs under `catch_unwind` and a panic becomes a `RuntimeError`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+
+use qcnsim_core::api::{self, ColumnData, RunError, RunOutput};
+
+create_exception!(
+    qcnsim._core,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be run. args = (message, path, value, allowed)."
+);
+
+fn scenario_error(py: Python<'_>, e: &api::ScenarioError) -> PyErr {
+    let msg = e.to_string();
+    let err = ScenarioError::new_err((msg.clone(), e.path.clone(), e.value.clone(), e.allowed.clone()));
+    // Attributes for convenience; failures here are not worth masking the real error.
+    let inst = err.value(py);
+    let _ = inst.setattr("message", msg);
+    let _ = inst.setattr("path", e.path.clone());
+    let _ = inst.setattr("value", e.value.clone());
+    let _ = inst.setattr("allowed", e.allowed.clone());
+    err
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+fn internal_error(payload: &(dyn std::any::Any + Send)) -> PyErr {
+    PyRuntimeError::new_err(format!(
+        "internal error: {}; this is a bug in qcnsim, please report it with the scenario file",
+        panic_message(payload)
+    ))
+}
+
+/// The version of the Rust core (same as the Python package's).
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// Check a scenario (TOML text plus `path=value` overrides) and return it resolved, with every
+/// default filled in, as JSON text. Raises `ScenarioError`.
+#[pyfunction]
+#[pyo3(signature = (text, overrides = Vec::new()))]
+fn validate(py: Python<'_>, text: &str, overrides: Vec<String>) -> PyResult<String> {
+    let text = text.to_owned();
+    let res = py.detach(move || catch_unwind(AssertUnwindSafe(|| api::validate(&text, &overrides))));
+    match res {
+        Ok(Ok(json)) => Ok(json),
+        Ok(Err(e)) => Err(scenario_error(py, &e)),
+        Err(payload) => Err(internal_error(&*payload)),
+    }
+}
+
+fn le_bytes<'py, T: Copy, const N: usize>(
+    py: Python<'py>,
+    vals: &[T],
+    to_le: impl Fn(T) -> [u8; N],
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, vals.len() * N, |buf| {
+        for (chunk, v) in buf.chunks_exact_mut(N).zip(vals.iter()) {
+            chunk.copy_from_slice(&to_le(*v));
+        }
+        Ok(())
+    })
+}
+
+fn output_to_dict<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
+    let tables = PyDict::new(py);
+    for table in &out.tables {
+        let cols = PyList::empty(py);
+        for col in &table.columns {
+            let (kind, payload): (&str, Bound<'py, PyAny>) = match &col.data {
+                ColumnData::I64(v) => ("i64", le_bytes(py, v, i64::to_le_bytes)?.into_any()),
+                ColumnData::F64(v) => ("f64", le_bytes(py, v, f64::to_le_bytes)?.into_any()),
+                ColumnData::Bool(v) => ("bool", le_bytes(py, v, |b: bool| [b as u8])?.into_any()),
+                ColumnData::Str(v) => ("str", PyList::new(py, v.iter())?.into_any()),
+            };
+            let item = PyTuple::new(py, [col.name.as_str().into_pyobject(py)?.into_any(), kind.into_pyobject(py)?.into_any(), payload])?;
+            cols.append(item)?;
+        }
+        tables.set_item(&table.name, cols)?;
+    }
+    let d = PyDict::new(py);
+    d.set_item("tables", tables)?;
+    d.set_item("resolved", &out.resolved_json)?;
+    d.set_item("seed", out.seed)?;
+    d.set_item("events", out.events)?;
+    d.set_item("sim_time_ps", out.sim_time_ps)?;
+    d.set_item("wall_s", out.wall_s)?;
+    d.set_item("frames_forwarded", out.frames_forwarded)?;
+    Ok(d)
+}
+
+/// Run a scenario with the GIL released. `progress(fraction)` is called about every 0.2 s of
+/// wall time. Ctrl-C cancels the run and raises `KeyboardInterrupt`; an exception raised by the
+/// callback cancels the run and propagates.
+#[pyfunction]
+#[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None))]
+fn run<'py>(
+    py: Python<'py>,
+    text: &str,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let text = text.to_owned();
+    let mut pending: Option<PyErr> = None;
+    let result = {
+        let pending = &mut pending;
+        let progress = &progress;
+        py.detach(move || {
+            let mut cb = |frac: f64| -> bool {
+                Python::attach(|py| {
+                    if let Err(e) = py.check_signals() {
+                        *pending = Some(e);
+                        return false;
+                    }
+                    if let Some(f) = progress {
+                        if let Err(e) = f.call1(py, (frac,)) {
+                            *pending = Some(e);
+                            return false;
+                        }
+                    }
+                    true
+                })
+            };
+            catch_unwind(AssertUnwindSafe(|| api::run(&text, &overrides, seed, &mut cb)))
+        })
+    };
+    match result {
+        Ok(Ok(out)) => {
+            // A signal that arrived after the last progress call still counts.
+            if let Some(e) = pending.take() {
+                return Err(e);
+            }
+            py.check_signals()?;
+            output_to_dict(py, &out)
+        }
+        Ok(Err(RunError::Scenario(e))) => Err(scenario_error(py, &e)),
+        Ok(Err(RunError::Cancelled)) => match pending.take() {
+            Some(e) => Err(e),
+            None => {
+                py.check_signals()?;
+                Err(PyRuntimeError::new_err("run cancelled"))
+            }
+        },
+        Err(payload) => Err(internal_error(&*payload)),
+    }
+}
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
+}
+
+/// The reference scenarios compiled into the module: `{name: toml_text}` (from `scenarios/*.toml`
+/// at build time).
+#[pyfunction]
+fn builtin_scenarios(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, text) in embedded::SCENARIOS {
+        d.set_item(*name, *text)?;
+    }
+    Ok(d)
+}
+
+/// qcnsim._core: the Rust core of qcnsim (private; use the `qcnsim` package).
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_scenarios, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    Ok(())
+}

@@ -1,0 +1,31 @@
+"""Type stubs for the private Rust extension module ``qcnsim._core``."""
+
+from typing import Callable, Dict, List, Literal, Optional, Tuple, Union
+
+ColumnKind = Literal["i64", "f64", "bool", "str"]
+# (column name, kind, payload): payload is little-endian raw bytes for numeric/bool kinds
+# (8 bytes per i64/f64 element, 1 byte per bool) and a list of str for "str".
+ColumnPayload = Tuple[str, ColumnKind, Union[bytes, List[str]]]
+
+class ScenarioError(ValueError):
+    """args == (message, path, value, allowed)."""
+
+    message: str
+    path: str
+    value: str
+    allowed: str
+
+def version() -> str: ...
+def validate(text: str, overrides: List[str] = ...) -> str:
+    """Return the resolved scenario as JSON text; raise ScenarioError."""
+
+def run(
+    text: str,
+    overrides: List[str] = ...,
+    seed: Optional[int] = None,
+    progress: Optional[Callable[[float], object]] = None,
+) -> Dict[str, object]:
+    """Run with the GIL released. Returns {"tables": {name: [ColumnPayload]}, "resolved": str,
+    "seed": int, "events": int, "sim_time_ps": int, "wall_s": float, "frames_forwarded": int}."""
+def builtin_scenarios() -> Dict[str, str]:
+    """The reference scenarios compiled into the module: {name: TOML text}."""

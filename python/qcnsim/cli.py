@@ -1,0 +1,252 @@
+"""Command line interface: ``qcnsim run|validate|plot|reproduce|bench``.
+
+Errors in the user's input (an invalid scenario, a missing file, a bad ``--set``, an unknown
+experiment) print ``error: <message>`` on stderr and exit with status 2, without a traceback.
+Ctrl-C exits with status 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+from . import _core
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+BENCH_BUILD = "cargo build --release -p qcnsim-core --bin qcnsim-bench"
+
+
+class CliError(Exception):
+    """An error in the user's input: printed without a traceback, exit status 2."""
+
+
+def _seed(s: str) -> int:
+    try:
+        v = int(s, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {s!r}") from None
+    if not 0 <= v < 2**64:
+        raise argparse.ArgumentTypeError(f"seed must be in [0, 2^64): {s}")
+    return v
+
+
+def _set_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
+                   help="override a scenario field, e.g. --set cc.qcn.cp.q_eq=26KB (repeatable)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    ap = argparse.ArgumentParser(
+        prog="qcnsim",
+        description="Packet-level simulator of Layer-2 congestion control (IEEE 802.1Qau QCN).",
+    )
+    ap.add_argument("--version", action="version", version=f"qcnsim {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("run", help="run a scenario file and write its result tables")
+    p.add_argument("scenario", metavar="SCENARIO", help="scenario TOML file")
+    p.add_argument("--out", metavar="DIR", help="result directory (default: results/<scenario>[/<variant>])")
+    _set_arg(p)
+    p.add_argument("--seed", type=_seed, help="master seed (overrides meta.seed)")
+    p.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="table format")
+    p.add_argument("--variant", metavar="NAME", help="apply one of the scenario's [[variants]]")
+    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+    p = sub.add_parser("validate", help="check a scenario file and print a one-line summary")
+    p.add_argument("scenario", metavar="SCENARIO")
+    _set_arg(p)
+    p.add_argument("--variant", metavar="NAME", help="validate with one of the scenario's [[variants]]")
+    p.add_argument("--resolved", action="store_true", help="print the resolved scenario as JSON")
+
+    p = sub.add_parser("plot", help="draw figures from a result directory")
+    p.add_argument("results", metavar="RESULTS_DIR",
+                   help="a result directory, or a directory of them (e.g. reproduce output)")
+    p.add_argument("--out", metavar="DIR", help="where to write the PNGs (default: RESULTS_DIR)")
+
+    p = sub.add_parser("reproduce", help="run a reference experiment (every variant) and draw its figures")
+    p.add_argument("name", metavar="NAME", nargs="?", help="experiment name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the known experiments")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: results/<NAME>)")
+    p.add_argument("--quick", action="store_true", help="shortened run (meta.quick_duration)")
+    _set_arg(p)
+    p.add_argument("--seed", type=_seed, help="master seed (overrides meta.seed)")
+    p.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="table format")
+
+    p = sub.add_parser("bench", help="run the Rust benchmark binary qcnsim-bench (arguments passed through)",
+                       add_help=False)
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    return ap
+
+
+def _print_summary(res) -> None:
+    from .reproduce import to_markdown
+
+    if res.summary.height:
+        print(to_markdown(res.summary).rstrip("\n"))
+
+
+def _load(path: str):
+    from .scenario import Scenario
+
+    p = Path(path)
+    if not p.exists():
+        raise CliError(f"scenario file not found: {path}")
+    if p.is_dir():
+        raise CliError(f"{path} is a directory, expected a scenario .toml file")
+    try:
+        return Scenario.load(p)
+    except UnicodeDecodeError:
+        raise CliError(f"{path}: not a UTF-8 text file") from None
+
+
+def cmd_run(a) -> int:
+    from .run import run
+
+    sc = _load(a.scenario).with_overrides(a.overrides)
+    if a.variant:
+        sc = sc.variant(a.variant)
+    sc.validate()
+    out = Path(a.out) if a.out else Path("results") / Path(a.scenario).stem / (a.variant or "")
+    res = run(sc, seed=a.seed, progress=False if a.no_progress else None)
+    res.write(out, fmt=a.format)
+    _print_summary(res)
+    info = res.run_info
+    eps = info.get("events_per_s") or 0.0
+    print(f"wrote {out} (seed {info['seed']}, {info['sim_time_s']:g} s simulated in "
+          f"{info['wall_s']:.2f} s wall, {eps / 1e6:.2f} M events/s)", file=sys.stderr)
+    return 0
+
+
+def _one_line(resolved: dict) -> str:
+    parts = []
+    meta = resolved.get("meta", {}) if isinstance(resolved.get("meta"), dict) else {}
+    if meta.get("name"):
+        parts.append(str(meta["name"]))
+    if meta.get("duration") is not None:
+        parts.append(f"duration {meta['duration']}")
+    if meta.get("seed") is not None:
+        parts.append(f"seed {meta['seed']}")
+    for key, val in resolved.items():
+        if key == "meta":
+            continue
+        if isinstance(val, list):
+            parts.append(f"{len(val)} {key}")
+        elif isinstance(val, dict):
+            for k2, v2 in val.items():
+                if isinstance(v2, list):
+                    parts.append(f"{len(v2)} {key}.{k2}")
+    return ", ".join(parts)
+
+
+def cmd_validate(a) -> int:
+    import json
+
+    sc = _load(a.scenario).with_overrides(a.overrides)
+    if a.variant:
+        sc = sc.variant(a.variant)
+    resolved = sc.resolved()
+    if a.resolved:
+        print(json.dumps(resolved, indent=2))
+    else:
+        print(f"ok: {_one_line(resolved)}")
+    return 0
+
+
+def cmd_plot(a) -> int:
+    from . import plot
+
+    d = Path(a.results)
+    if not d.is_dir():
+        raise CliError(f"result directory not found: {a.results}")
+    try:
+        runs = plot.load_runs(d)
+    except FileNotFoundError as e:
+        raise CliError(str(e)) from None
+    figs = plot.plot_all(runs, Path(a.out) if a.out else d)
+    for f in figs:
+        print(f)
+    if not figs:
+        print("nothing to plot (no port_throughput, queue_samples or rp_rates rows)", file=sys.stderr)
+    return 0
+
+
+def cmd_reproduce(a) -> int:
+    from .reproduce import UnknownExperiment, list_experiments, reproduce
+
+    if a.list:
+        for n in list_experiments():
+            print(n)
+        return 0
+    if not a.name:
+        raise CliError("reproduce: give an experiment NAME or --list")
+    out = Path(a.out) if a.out else Path("results") / Path(a.name).stem
+    try:
+        reproduce(a.name, out, quick=a.quick, overrides=a.overrides, seed=a.seed, fmt=a.format)
+    except UnknownExperiment as e:
+        raise CliError(str(e)) from None
+    return 0
+
+
+def find_bench() -> Optional[str]:
+    """$QCNSIM_BENCH, then PATH, then target/release/qcnsim-bench in the current directory or a
+    parent (a source checkout)."""
+    env = os.environ.get("QCNSIM_BENCH")
+    if env:
+        return env if os.path.isfile(env) else None
+    exe = "qcnsim-bench.exe" if os.name == "nt" else "qcnsim-bench"
+    found = shutil.which(exe)
+    if found:
+        return found
+    here = Path.cwd().resolve()
+    for d in (here, *here.parents):
+        cand = d / "target" / "release" / exe
+        if cand.is_file() and os.access(cand, os.X_OK):
+            return str(cand)
+    return None
+
+
+def cmd_bench(a) -> int:
+    exe = find_bench()
+    if exe is None:
+        raise CliError(f"qcnsim-bench not found (looked at $QCNSIM_BENCH, PATH and target/release/); "
+                       f"build it with `{BENCH_BUILD}` in the source tree")
+    args = list(a.args)
+    if args[:1] == ["--"]:
+        args = args[1:]
+    return subprocess.call([exe, *args])
+
+
+COMMANDS = {"run": cmd_run, "validate": cmd_validate, "plot": cmd_plot,
+            "reproduce": cmd_reproduce, "bench": cmd_bench}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = build_parser()
+        a = parser.parse_args(argv)
+        return COMMANDS[a.command](a)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (CliError, _core.ScenarioError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except FileNotFoundError as e:
+        print(f"error: {e.filename or e}: file not found" if e.filename else f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,160 @@
+"""Figures from Results (matplotlib, Agg backend, PNG at 150 dpi).
+
+Every function takes ``runs``: one :class:`Results`, a mapping ``{label: Results}`` or a sequence
+of ``(label, Results)`` pairs (e.g. the variants of an experiment), draws them on one figure and
+returns the path of the PNG written (or ``None`` when there is nothing to draw).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import List, Mapping, Optional, Sequence, Tuple, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import polars as pl  # noqa: E402
+
+from .results import Results  # noqa: E402
+
+Runs = Union[Results, Mapping[str, Results], Sequence[Tuple[str, Results]]]
+DPI = 150
+MAX_SERIES = 24  # per run; beyond this the legend is useless (e.g. 400-source stability runs)
+
+
+def _runs(runs: Runs) -> List[Tuple[str, Results]]:
+    if isinstance(runs, Results):
+        return [("", runs)]
+    if isinstance(runs, Mapping):
+        return list(runs.items())
+    return [(str(label), r) for label, r in runs]
+
+
+def _time_scale(max_t_ps: float) -> Tuple[float, str]:
+    """Divisor from ps and axis unit for a time axis spanning ``max_t_ps``."""
+    if max_t_ps >= 1e12:
+        return 1e12, "s"
+    if max_t_ps >= 1e9:
+        return 1e9, "ms"
+    return 1e6, "µs"
+
+
+def _max_t(runs: List[Tuple[str, Results]], table: str) -> float:
+    m = 0.0
+    for _, r in runs:
+        df = r.tables.get(table)
+        if df is not None and df.height and "t_ps" in df.columns:
+            m = max(m, float(df["t_ps"].max()))
+    return m
+
+
+def _label(run_label: str, key: object, n_keys: int) -> str:
+    if n_keys <= 1:
+        return run_label or str(key)
+    return f"{run_label}: {key}" if run_label else str(key)
+
+
+def _series_plot(
+    runs: Runs,
+    table: str,
+    key: str,
+    ycol: str,
+    yscale: float,
+    ylabel: str,
+    title: str,
+    out: Union[str, "os.PathLike[str]"],
+    keys: Optional[Sequence[object]] = None,
+    step: bool = False,
+    extra=None,
+) -> Optional[Path]:
+    rl = _runs(runs)
+    tmax = _max_t(rl, table)
+    if tmax <= 0:
+        return None
+    div, unit = _time_scale(tmax)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    drawn = 0
+    for run_label, r in rl:
+        df = r.tables.get(table)
+        if df is None or df.height == 0 or ycol not in df.columns:
+            continue
+        all_keys = df[key].unique(maintain_order=True).to_list() if key in df.columns else [None]
+        sel = [k for k in all_keys if keys is None or k in keys][:MAX_SERIES]
+        for k in sel:
+            d = df if k is None else df.filter(pl.col(key) == k)
+            d = d.sort("t_ps")
+            t = d["t_ps"].to_numpy() / div
+            y = d[ycol].to_numpy() / yscale
+            kw = dict(label=_label(run_label, k, len(sel)), linewidth=1.0)
+            if step:
+                ax.step(t, y, where="post", **kw)
+            else:
+                ax.plot(t, y, **kw)
+            drawn += 1
+    if drawn == 0:
+        plt.close(fig)
+        return None
+    if extra is not None:
+        extra(ax)
+    ax.set_xlabel(f"time ({unit})")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if any(l for l in (line.get_label() for line in ax.get_lines()) if not l.startswith("_")):
+        ax.legend(fontsize="small", loc="best")
+    fig.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=DPI)
+    plt.close(fig)
+    return out
+
+
+def throughput(runs: Runs, out: Union[str, "os.PathLike[str]"], ports: Optional[Sequence[object]] = None,
+               title: str = "Throughput at the port output") -> Optional[Path]:
+    """Throughput (Gb/s) vs time per port, from ``port_throughput``."""
+    return _series_plot(runs, "port_throughput", "port", "throughput_bps", 1e9, "throughput (Gb/s)",
+                        title, out, keys=ports, step=True)
+
+
+def queue(runs: Runs, out: Union[str, "os.PathLike[str]"], ports: Optional[Sequence[object]] = None,
+          title: str = "Queue length") -> Optional[Path]:
+    """Queue length (KB = 1000 B) vs time per port, from ``queue_samples``."""
+    return _series_plot(runs, "queue_samples", "port", "qlen_bytes", 1e3, "queue length (KB)",
+                        title, out, keys=ports)
+
+
+def rates(runs: Runs, out: Union[str, "os.PathLike[str]"], flows: Optional[Sequence[object]] = None,
+          which: str = "cr", title: Optional[str] = None) -> Optional[Path]:
+    """Reaction-point current rate (``which="cr"``) or target rate (``"tr"``) in Gb/s vs time per
+    flow, from ``rp_rates``."""
+    col = {"cr": "cr_bps", "tr": "tr_bps"}[which]
+    name = {"cr": "current rate CR", "tr": "target rate TR"}[which]
+    return _series_plot(runs, "rp_rates", "flow", col, 1e9, f"{name} (Gb/s)",
+                        title or f"Reaction point {name}", out, keys=flows, step=True)
+
+
+def plot_all(runs: Runs, out_dir: Union[str, "os.PathLike[str]"]) -> List[Path]:
+    """Draw throughput.png, queue.png, cr.png and tr.png into ``out_dir``; return those drawn."""
+    out_dir = Path(out_dir)
+    made = [
+        throughput(runs, out_dir / "throughput.png"),
+        queue(runs, out_dir / "queue.png"),
+        rates(runs, out_dir / "cr.png", which="cr"),
+        rates(runs, out_dir / "tr.png", which="tr"),
+    ]
+    return [p for p in made if p is not None]
+
+
+def load_runs(results_dir: Union[str, "os.PathLike[str]"]) -> List[Tuple[str, Results]]:
+    """A result directory (has run.json) or a directory of them (e.g. ``reproduce`` output)."""
+    d = Path(results_dir)
+    if (d / "run.json").is_file():
+        return [("", Results.read(d))]
+    runs = [(sub.name, Results.read(sub)) for sub in sorted(d.iterdir())
+            if sub.is_dir() and not sub.name.startswith(".") and (sub / "run.json").is_file()]
+    if not runs:
+        raise FileNotFoundError(f"{d}: no qcnsim results (run.json) found")
+    return runs

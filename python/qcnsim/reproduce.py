@@ -1,0 +1,209 @@
+"""Reproduce a reference experiment: run every variant of ``scenarios/<name>.toml``, draw its
+figures and build a combined summary table.
+
+``reproduce(name, out_dir)`` writes::
+
+    out_dir/<variant>/      one result directory per variant (tables + run.json)
+    out_dir/throughput.png  all variants on one figure (also queue.png, cr.png, tr.png)
+    out_dir/summary.csv     variant column + the summary rows of every variant
+    out_dir/summary.md      the same as a Markdown table
+
+It is resumable: a variant whose directory already holds a complete result made with the same
+overrides and seed is not run again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+import polars as pl
+
+from . import plot
+from ._errors import ScenarioError
+from .results import RUN_JSON, Results, is_complete
+from .run import run
+from .scenario import Scenario, format_override_value
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_TIME_UNITS = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "ms": 10**9, "s": 10**12}
+
+
+class UnknownExperiment(LookupError):
+    """No scenario file with that name."""
+
+
+def parse_time_ps(value: Any) -> int:
+    """``"4s"``/``"0.5us"`` or an integer number of picoseconds -> picoseconds."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a time: {value!r}")
+    if isinstance(value, int):
+        return value
+    m = re.fullmatch(r"\s*([0-9_]+(?:\.[0-9_]*)?)\s*([a-zµ]+)\s*", str(value))
+    if not m or m.group(2) not in _TIME_UNITS:
+        raise ValueError(f"not a time: {value!r}")
+    from decimal import Decimal
+
+    return int(Decimal(m.group(1).replace("_", "")) * _TIME_UNITS[m.group(2)])
+
+
+def scenario_dirs() -> List[Path]:
+    """Directories searched for ``<name>.toml``, in order: $QCNSIM_SCENARIOS (os.pathsep-separated),
+    then ./scenarios. After them come the scenarios compiled into qcnsim (``builtin``)."""
+    dirs: List[Path] = []
+    env = os.environ.get("QCNSIM_SCENARIOS")
+    if env:
+        dirs.extend(Path(p) for p in env.split(os.pathsep) if p)
+    dirs.append(Path.cwd() / "scenarios")
+    return [d for d in dirs if d.is_dir()]
+
+
+def builtin_scenarios() -> Dict[str, str]:
+    """The reference scenarios shipped inside the installed package: {name: TOML text}."""
+    from . import _core
+
+    return dict(_core.builtin_scenarios())
+
+
+def list_experiments() -> List[str]:
+    names = set(builtin_scenarios())
+    for d in scenario_dirs():
+        names.update(p.stem for p in d.glob("*.toml"))
+    return sorted(names)
+
+
+def find_scenario(name: str) -> Scenario:
+    """The scenario of experiment ``name``: a .toml path, else ``<name>.toml`` in
+    :func:`scenario_dirs`, else the copy built into qcnsim."""
+    p = Path(name)
+    if p.suffix == ".toml":
+        if p.is_file():
+            return Scenario.load(p)
+        raise UnknownExperiment(f"scenario file not found: {name}")
+    for d in scenario_dirs():
+        cand = d / f"{name}.toml"
+        if cand.is_file():
+            return Scenario.load(cand)
+    builtin = builtin_scenarios()
+    if name in builtin:
+        return Scenario(builtin[name], name=name)
+    known = ", ".join(list_experiments()) or "(no scenario files found)"
+    raise UnknownExperiment(f"unknown experiment {name!r}; known experiments: {known}")
+
+
+def quick_duration(resolved: Dict[str, Any]) -> str:
+    """``meta.quick_duration`` of the scenario, else a tenth of ``meta.duration``."""
+    meta = resolved.get("meta", {}) or {}
+    q = meta.get("quick_duration")
+    if q not in (None, "", 0):
+        return q if isinstance(q, str) else f"{int(q)}ps"
+    dur = meta.get("duration")
+    if dur is None:
+        raise ScenarioError("the scenario has no meta.duration to shorten for --quick",
+                            "meta.duration", "", "a time")
+    return f"{max(1, parse_time_ps(dur) // 10)}ps"
+
+
+def variant_overrides(variant: Dict[str, Any]) -> List[str]:
+    return [f"{k}={format_override_value(v)}" for k, v in variant["set"].items()]
+
+
+def _same_run(out: Path, overrides: List[str], seed: Optional[int]) -> bool:
+    if not is_complete(out):
+        return False
+    try:
+        info = json.loads((out / RUN_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if info.get("overrides") != overrides:
+        return False
+    return seed is None or info.get("seed") == seed
+
+
+def combined_summary(runs: Sequence[tuple]) -> pl.DataFrame:
+    frames = []
+    for label, res in runs:
+        s = res.summary
+        if s.height == 0 and not s.columns:
+            continue
+        frames.append(s.select(pl.lit(label).alias("variant"), pl.all()))
+    if not frames:
+        return pl.DataFrame({"variant": [], "metric": [], "value": [], "unit": [], "detail": []},
+                            schema={"variant": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64,
+                                    "unit": pl.Utf8, "detail": pl.Utf8})
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(df: pl.DataFrame) -> str:
+    lines = ["| " + " | ".join(df.columns) + " |", "|" + "|".join("---" for _ in df.columns) + "|"]
+    for row in df.iter_rows():
+        lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def reproduce(
+    name: str,
+    out_dir: PathLike,
+    quick: bool = False,
+    overrides: Sequence[str] = (),
+    seed: Optional[int] = None,
+    fmt: str = "parquet",
+    progress=None,
+    log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+    echo: Callable[[str], None] = print,
+) -> pl.DataFrame:
+    """Run every variant of experiment ``name`` into ``out_dir`` and return the combined summary."""
+    found = find_scenario(name)
+    stem = found.path.stem if found.path is not None else Path(name).stem
+    base = found.with_overrides(list(overrides))
+    resolved = base.resolved()  # validates the base (and the user's overrides) up front
+    variants = base.variants() or [{"name": "base", "set": {}}]
+    extra = [f"meta.duration={quick_duration(resolved)}"] if quick else []
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    # Validate every variant before running any, so a typo fails fast.
+    planned = []
+    for v in variants:
+        ovr = [*variant_overrides(v), *extra, *overrides]
+        sc = Scenario(base.text, found.path, ovr, name=f"{stem}/{v['name']}")
+        sc.resolved()
+        planned.append((v["name"], sc))
+
+    runs = []
+    for vname, sc in planned:
+        vdir = out_dir / vname
+        if _same_run(vdir, sc.overrides, seed):
+            log(f"{vname}: already done ({vdir}), skipping")
+        else:
+            log(f"{vname}: running{' (quick)' if quick else ''} ...")
+            res = run(sc, seed=seed, progress=progress)
+            res.write(vdir, fmt=fmt)
+            info = res.run_info
+            eps = info.get("events_per_s") or 0
+            log(f"{vname}: done in {info['wall_s']:.1f} s ({eps / 1e6:.2f} M events/s) -> {vdir}")
+        runs.append((vname, Results.read(vdir)))
+
+    figs = plot.plot_all(runs, out_dir)
+    summary = combined_summary(runs)
+    summary.write_csv(out_dir / "summary.csv")
+    md = to_markdown(summary)
+    title = f"# {stem}{' (quick)' if quick else ''}\n\n"
+    (out_dir / "summary.md").write_text(title + md, encoding="utf-8")
+    echo(md.rstrip("\n"))
+    for f in figs:
+        log(f"figure: {f}")
+    return summary

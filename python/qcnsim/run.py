@@ -1,0 +1,123 @@
+"""Run a scenario: ``qcnsim.run(scenario, seed=None, progress=None) -> Results``."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Optional, TextIO, Union
+
+from . import _core
+from ._errors import translate_errors
+from .results import Results
+from .scenario import Scenario
+
+ProgressArg = Union[None, bool, Callable[[float], object]]
+
+
+def _fmt_secs(s: float) -> str:
+    s = max(0.0, s)
+    if s < 60:
+        return f"{s:4.0f}s"
+    if s < 3600:
+        return f"{int(s // 60)}m{int(s % 60):02d}s"
+    return f"{int(s // 3600)}h{int((s % 3600) // 60):02d}m"
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr: percent of simulated time and an ETA estimated from the
+    simulated-time rate. It stays silent for the first ``delay`` seconds of wall time, so short
+    runs print nothing. No third-party dependency."""
+
+    def __init__(
+        self,
+        label: str = "",
+        stream: Optional[TextIO] = None,
+        delay: float = 2.0,
+        width: int = 30,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.delay = delay
+        self.width = width
+        self.clock = clock
+        self.start = clock()
+        self.shown = False
+
+    def render(self, frac: float, elapsed: float) -> str:
+        frac = min(max(frac, 0.0), 1.0)
+        filled = int(round(frac * self.width))
+        bar = "#" * filled + "." * (self.width - filled)
+        if frac > 0:
+            eta = _fmt_secs(elapsed * (1.0 - frac) / frac)
+        else:
+            eta = "  ?"
+        label = f"{self.label} " if self.label else ""
+        return f"\r{label}[{bar}] {100 * frac:5.1f}%  elapsed {_fmt_secs(elapsed)}  ETA {eta}"
+
+    def __call__(self, frac: float) -> None:
+        elapsed = self.clock() - self.start
+        if not self.shown and elapsed < self.delay:
+            return
+        self.shown = True
+        self.stream.write(self.render(frac, elapsed))
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _want_bar(progress: ProgressArg) -> bool:
+    if progress is True:
+        return True
+    if progress is None:
+        env = os.environ.get("QCNSIM_PROGRESS", "")
+        if env.lower() in ("1", "true", "yes", "always"):
+            return True
+        if env.lower() in ("0", "false", "no", "never"):
+            return False
+        try:
+            return sys.stderr is not None and sys.stderr.isatty()
+        except (AttributeError, ValueError):
+            return False
+    return False
+
+
+@translate_errors
+def run(
+    scenario: Union[Scenario, str, "os.PathLike[str]"],
+    seed: Optional[int] = None,
+    progress: ProgressArg = None,
+) -> Results:
+    """Run ``scenario`` (a :class:`Scenario` or a path to a TOML file) and return its Results.
+
+    ``seed`` overrides ``meta.seed``. ``progress``: ``None`` shows a bar on stderr when it is a
+    terminal and the run takes more than ~2 s; ``True`` forces the bar; ``False`` disables it; a
+    callable is called with the fraction of simulated time done (0..1).
+
+    The GIL is released while the simulation runs. Ctrl-C stops the run and raises
+    KeyboardInterrupt. Raises :class:`qcnsim.ScenarioError` for an invalid scenario.
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario.load(Path(scenario))
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0 or seed >= 2**64):
+        raise ValueError(f"seed must be an integer in [0, 2^64), got {seed!r}")
+    bar: Optional[ProgressBar] = None
+    cb: Optional[Callable[[float], object]]
+    if callable(progress):
+        cb = progress
+    elif _want_bar(progress):
+        bar = ProgressBar(label=scenario.name)
+        cb = bar
+    else:
+        cb = None
+    try:
+        raw = _core.run(scenario.text, scenario.overrides, seed, cb)
+    finally:
+        if bar is not None:
+            bar.close()
+    return Results._from_core(raw, scenario_name=scenario.name, overrides=scenario.overrides)

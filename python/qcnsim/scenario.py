@@ -1,0 +1,144 @@
+"""Scenario files: load, override, validate, list variants.
+
+A scenario is TOML text plus a list of ``"dotted.path=value"`` overrides. Validation and
+resolution (filling in every default) are done by the Rust core, so the Python side never
+duplicates the schema.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+
+from . import _core
+from ._errors import ScenarioError, translate_errors
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def format_override_value(value: Any) -> str:
+    """Render a JSON value from a variant's ``set`` table as the right side of ``path=value``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def check_override(item: str) -> str:
+    """Check the ``path=value`` syntax of one override (the core checks path and value)."""
+    if not isinstance(item, str):
+        raise ScenarioError(
+            f"override {item!r} is not a string: expected `path=value`", "", repr(item), "path=value"
+        )
+    key, sep, _value = item.partition("=")
+    if not sep or not key.strip():
+        raise ScenarioError(
+            f"bad override {item!r}: expected `dotted.path=value` (e.g. cc.qcn.cp.q_eq=26KB)",
+            key.strip(),
+            item,
+            "dotted.path=value",
+        )
+    return item
+
+
+class Scenario:
+    """An immutable scenario: TOML text, where it came from, and overrides."""
+
+    def __init__(
+        self,
+        text: str,
+        path: Optional[PathLike] = None,
+        overrides: Sequence[str] = (),
+        name: Optional[str] = None,
+    ) -> None:
+        self._text = text
+        self._path = Path(path) if path is not None else None
+        self._overrides: List[str] = [check_override(o) for o in overrides]
+        self._name = name
+        self._resolved: Optional[Dict[str, Any]] = None
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def load(cls, path: PathLike) -> "Scenario":
+        """Read a scenario file. Raises FileNotFoundError if it does not exist."""
+        p = Path(path)
+        text = p.read_text(encoding="utf-8")
+        return cls(text, path=p)
+
+    @classmethod
+    def from_text(cls, text: str, name: Optional[str] = None) -> "Scenario":
+        return cls(text, name=name)
+
+    def with_overrides(self, overrides: Iterable[str]) -> "Scenario":
+        """A new Scenario with ``overrides`` appended (later overrides win)."""
+        if isinstance(overrides, str):
+            overrides = [overrides]
+        return Scenario(self._text, self._path, [*self._overrides, *overrides], self._name)
+
+    # -- accessors ----------------------------------------------------------------------------
+    @property
+    def text(self) -> str:
+        return self._text
+
+    @property
+    def path(self) -> Optional[Path]:
+        return self._path
+
+    @property
+    def overrides(self) -> List[str]:
+        return list(self._overrides)
+
+    @property
+    def name(self) -> str:
+        """``meta.name`` if the scenario sets it, else the file stem, else "scenario"."""
+        if self._name:
+            return self._name
+        try:
+            meta = self.resolved().get("meta", {})
+            if isinstance(meta, dict) and meta.get("name"):
+                return str(meta["name"])
+        except ScenarioError:
+            pass
+        if self._path is not None:
+            return self._path.stem
+        return "scenario"
+
+    @translate_errors
+    def resolved(self) -> Dict[str, Any]:
+        """Validate and return the resolved scenario (every default filled in) as a dict."""
+        if self._resolved is None:
+            self._resolved = json.loads(_core.validate(self._text, list(self._overrides)))
+        return self._resolved
+
+    def validate(self) -> "Scenario":
+        """Raise :class:`ScenarioError` if the scenario cannot be run; return self."""
+        self.resolved()
+        return self
+
+    def variants(self) -> List[Dict[str, Any]]:
+        """The scenario's ``[[variants]]``: a list of ``{"name": str, "set": {path: value}}``."""
+        out = []
+        for v in self.resolved().get("variants", None) or []:
+            out.append({"name": str(v.get("name", "")), "set": dict(v.get("set", None) or {})})
+        return out
+
+    def variant(self, name: str) -> "Scenario":
+        """The base scenario plus the overrides of variant ``name`` (this scenario's own overrides
+        are applied after the variant's, so they win)."""
+        for v in self.variants():
+            if v["name"] == name:
+                sets = [f"{k}={format_override_value(val)}" for k, val in v["set"].items()]
+                return Scenario(self._text, self._path, [*sets, *self._overrides], self._name)
+        names = ", ".join(v["name"] for v in self.variants()) or "(none)"
+        raise ScenarioError(
+            f"unknown variant {name!r}: this scenario has {names}", "variants", name, names
+        )
+
+    def __repr__(self) -> str:
+        src = str(self._path) if self._path else "<text>"
+        return f"Scenario({src!r}, overrides={self._overrides!r})"
