@@ -13,7 +13,11 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    pub fn new(path: impl Into<String>, value: impl Into<String>, allowed: impl Into<String>) -> Self {
+    pub fn new(
+        path: impl Into<String>,
+        value: impl Into<String>,
+        allowed: impl Into<String>,
+    ) -> Self {
         ScenarioError {
             path: path.into(),
             value: value.into(),
@@ -27,7 +31,11 @@ impl fmt::Display for ScenarioError {
         if self.path.is_empty() {
             write!(f, "{}: {}", self.value, self.allowed)
         } else {
-            write!(f, "`{}` = {}: expected {}", self.path, self.value, self.allowed)
+            write!(
+                f,
+                "`{}` = {}: expected {}",
+                self.path, self.value, self.allowed
+            )
         }
     }
 }
@@ -105,7 +113,10 @@ impl Table {
         self
     }
     pub fn column(&self, name: &str) -> Option<&ColumnData> {
-        self.columns.iter().find(|c| c.name == name).map(|c| &c.data)
+        self.columns
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| &c.data)
     }
     pub fn rows(&self) -> usize {
         self.columns.first().map(|c| c.data.len()).unwrap_or(0)
@@ -138,8 +149,8 @@ impl RunOutput {
 /// Check a scenario (TOML text plus `path=value` overrides) and return it resolved, with every
 /// default filled in, as JSON text.
 pub fn validate(toml_text: &str, overrides: &[String]) -> Result<String, ScenarioError> {
-    let _ = (toml_text, overrides);
-    Err(ScenarioError::new("", "validate", "not yet wired"))
+    let sc = crate::scenario::load(toml_text, overrides)?;
+    Ok(serde_json::to_string_pretty(&sc.resolved).unwrap_or_default())
 }
 
 /// Run a scenario. `seed` overrides `meta.seed`. `progress` is called about every 0.2 s of wall
@@ -150,6 +161,24 @@ pub fn run(
     seed: Option<u64>,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<RunOutput, RunError> {
-    let _ = (toml_text, overrides, seed, progress);
-    Err(RunError::Cancelled)
+    let mut sc = crate::scenario::load(toml_text, overrides)?;
+    if let Some(s) = seed {
+        sc.seed = s;
+        if let Some(meta) = sc.resolved.get_mut("meta").and_then(|m| m.as_object_mut()) {
+            meta.insert("seed".into(), serde_json::Value::from(s));
+        }
+    }
+    run_scenario(&sc, progress)
+}
+
+/// Run an already loaded scenario.
+pub fn run_scenario(
+    sc: &crate::scenario::Scenario,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<RunOutput, RunError> {
+    let wall = std::time::Instant::now();
+    let mut sim = crate::sim::Sim::new(sc, sc.seed);
+    sim.run(progress)?;
+    let wall_s = wall.elapsed().as_secs_f64();
+    Ok(sim.into_output(sc.seed, wall_s))
 }

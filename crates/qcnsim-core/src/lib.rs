@@ -1,7 +1,13 @@
 //! qcnsim-core: a packet-level simulator of Layer-2 congestion control (IEEE 802.1Qau QCN and
 //! its relatives). Pure Rust; the Python bindings live in the `qcnsim-py` crate.
+//!
+//! Layers: [`scenario`] (TOML → validated model) → [`sim`] (network, traffic and congestion
+//! management on the [`engine`]) → [`api::RunOutput`] column tables (+ [`summary`]).
 
 pub mod api;
 pub mod engine;
 pub mod proto;
+pub mod scenario;
+pub mod sim;
+pub mod summary;
 pub mod units;

@@ -101,7 +101,8 @@ impl fmt::Display for UnitError {
 }
 
 pub const TIME_HELP: &str = "a time with a unit: ps, ns, us, ms or s (e.g. \"0.5us\", \"10ms\")";
-pub const RATE_HELP: &str = "a bit rate with a unit: bps, Kbps, Mbps, Gbps or Tbps (e.g. \"10Gbps\", \"0.5Gbps\")";
+pub const RATE_HELP: &str =
+    "a bit rate with a unit: bps, Kbps, Mbps, Gbps or Tbps (e.g. \"10Gbps\", \"0.5Gbps\")";
 pub const BYTES_HELP: &str =
     "a size with a unit: B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (e.g. \"150KB\", \"1500B\")";
 

@@ -1,4 +1,21 @@
 //! IEEE 802.1Qau congestion point (CP). See docs/models/qcn.md.
+//!
+//! One [`Cp`] models the congestion-point state of one CP queue (egress port × CNPV): `Qold`,
+//! the byte countdown `time_to_mark` to the next sample, and its own random stream for the
+//! sampling jitter. The queue length itself belongs to the caller (the switch port); the CP is
+//! told `Q` on every enqueue. The procedure follows reference.md §1.2–1.3 (pseudo code v2.x and
+//! the 802.1Q clause-32 formulas as reproduced in vendor manuals):
+//!
+//! ```text
+//! on_enqueue(Q including the frame, L):
+//!     Qoff = Q - Qeq; Qdelta = Q - Qold; Fb = -(Qoff + w*Qdelta)
+//!     qntzFb = quantize(Fb)                       # 0 when Fb >= 0, saturates at 2^bits - 1
+//!     time_to_mark -= L
+//!     if time_to_mark < 0:                        # sample instant
+//!         report (Fb, qntzFb, Qoff, Qdelta)       # caller sends a CNM iff qntzFb > 0
+//!         Qold = Q                                # at EVERY sample
+//!         time_to_mark = table[qntzFb >> (bits-3)] * base * U(1-j, 1+j)
+//! ```
 
 use crate::engine::Rng;
 
@@ -18,6 +35,71 @@ pub struct CpParams {
     pub sample_table: [f64; 8],
     /// Jitter of each new sampling interval: uniform in [1 - jitter, 1 + jitter]. 0.15.
     pub jitter: f64,
+}
+
+impl CpParams {
+    /// The 802.1Q MIB / pseudo code v2.x defaults: Qeq 26000 B, w 2, 6-bit feedback, sample
+    /// base 150000 B, the pseudo-code sampling table (150, 75, 50, 37.5, 30, 25, 21.5, 18.5 KB)
+    /// and ±15 % jitter.
+    pub fn standard() -> CpParams {
+        CpParams {
+            q_eq_bytes: 26_000,
+            w: 2.0,
+            fb_bits: 6,
+            sample_base_bytes: 150_000,
+            sample_table: [
+                1.0,
+                1.0 / 2.0,
+                1.0 / 3.0,
+                1.0 / 4.0,
+                1.0 / 5.0,
+                1.0 / 6.0,
+                21.5 / 150.0,
+                18.5 / 150.0,
+            ],
+            jitter: 0.15,
+        }
+    }
+
+    /// Largest quantised feedback value, `2^fb_bits - 1` (63 for the standard 6 bits).
+    pub fn max_qntz_fb(&self) -> u8 {
+        ((1u32 << self.fb_bits) - 1) as u8
+    }
+
+    /// Fbmax = Qeq * (2w + 1), the |Fb| at which the quantiser saturates, bytes.
+    pub fn fb_max(&self) -> f64 {
+        self.q_eq_bytes as f64 * (2.0 * self.w + 1.0)
+    }
+
+    /// Check ranges; the message names the offending field (the caller adds the path prefix).
+    pub fn validate(&self) -> Result<(), String> {
+        if !(3..=8).contains(&self.fb_bits) {
+            return Err(format!(
+                "fb_bits must be in 3..=8 (the sampling table is indexed by the top 3 bits and \
+                 the feedback is carried in one octet), got {}",
+                self.fb_bits
+            ));
+        }
+        if !(self.w.is_finite() && self.w >= 0.0) {
+            return Err(format!("w must be a finite number >= 0, got {}", self.w));
+        }
+        if self.sample_base_bytes == 0 {
+            return Err("sample_base_bytes must be > 0".into());
+        }
+        if let Some(x) = self
+            .sample_table
+            .iter()
+            .find(|x| !(x.is_finite() && **x > 0.0))
+        {
+            return Err(format!(
+                "sample_table entries must be finite and > 0, got {x}"
+            ));
+        }
+        if !(self.jitter.is_finite() && (0.0..1.0).contains(&self.jitter)) {
+            return Err(format!("jitter must be in [0, 1), got {}", self.jitter));
+        }
+        Ok(())
+    }
 }
 
 /// What the CP saw at a sample instant.
@@ -40,7 +122,502 @@ impl CpSample {
     }
 }
 
+/// The standard linear quantiser (reference.md §1.3, HPE FlexFabric 5940 "QCN algorithm"):
+/// `Fbmax = Qeq*(2w+1)`; the result is `max_q = 2^fb_bits - 1` when `-fb >= Fbmax`,
+/// `floor(-fb * max_q / Fbmax)` otherwise, and 0 when `fb >= 0`. It never exceeds `max_q`
+/// (the ×64 variant of some simulators yields 64 at saturation; this one cannot).
+pub fn quantize(p: &CpParams, fb: f64) -> u8 {
+    let max_q = p.max_qntz_fb();
+    if fb.is_nan() || fb >= 0.0 {
+        return 0;
+    }
+    let neg = -fb;
+    let fb_max = p.fb_max();
+    if neg >= fb_max {
+        return max_q;
+    }
+    // Multiply first, then divide: exact for integral byte counts below 2^53 / 255.
+    let q = (neg * max_q as f64 / fb_max).floor();
+    if q >= max_q as f64 {
+        max_q
+    } else {
+        q as u8
+    }
+}
+
+/// The state of one congestion point.
+#[derive(Debug, Clone)]
 pub struct Cp {
-    // filled in by the implementation
-    _rng: Rng,
+    /// Q at the previous sample instant, bytes (0 before the first sample).
+    q_old: u64,
+    /// Bytes still to be enqueued before the next sample; a sample happens when it goes < 0.
+    time_to_mark: f64,
+    /// Stream for the sampling jitter.
+    rng: Rng,
+}
+
+impl Cp {
+    /// A CP with `Qold = 0` whose first sampling interval is the table entry for qntzFb = 0
+    /// (`table[0] * base`, 150 KB by default) with jitter.
+    pub fn new(p: &CpParams, rng: Rng) -> Cp {
+        let mut cp = Cp {
+            q_old: 0,
+            time_to_mark: 0.0,
+            rng,
+        };
+        cp.time_to_mark = cp.next_interval(p, 0);
+        cp
+    }
+
+    /// Called on every data frame enqueued at the CP queue, with Q *including* the frame.
+    /// Returns Some(sample) at a sample instant (time_to_mark went below 0), None otherwise.
+    /// Qold is updated at EVERY sample. Next interval = table[qntz_fb >> (fb_bits-3)] * base * U(1-j, 1+j).
+    pub fn on_enqueue(
+        &mut self,
+        p: &CpParams,
+        qlen_bytes: u64,
+        frame_bytes: u32,
+    ) -> Option<CpSample> {
+        self.time_to_mark -= frame_bytes as f64;
+        if self.time_to_mark >= 0.0 {
+            return None;
+        }
+        // Fb only matters at a sample instant, so it is computed only there.
+        let q = qlen_bytes as i64;
+        let q_off = q - p.q_eq_bytes as i64;
+        let q_delta = q - self.q_old as i64;
+        let fb_raw = -(q_off as f64 + p.w * q_delta as f64);
+        let qntz_fb = quantize(p, fb_raw);
+        self.q_old = qlen_bytes;
+        self.time_to_mark = self.next_interval(p, qntz_fb);
+        Some(CpSample {
+            fb_raw,
+            qntz_fb,
+            q_off,
+            q_delta,
+        })
+    }
+
+    /// Q at the previous sample instant, bytes.
+    pub fn q_old(&self) -> u64 {
+        self.q_old
+    }
+
+    /// Bytes still to be enqueued before the next sample (for tests / inspection).
+    pub fn time_to_mark(&self) -> f64 {
+        self.time_to_mark
+    }
+
+    /// `table[qntz_fb >> (fb_bits-3)] * base * U(1-j, 1+j)`. One draw per call, also with
+    /// jitter 0, so the stream position never depends on the jitter setting.
+    fn next_interval(&mut self, p: &CpParams, qntz_fb: u8) -> f64 {
+        let idx = (qntz_fb >> (p.fb_bits - 3)) as usize;
+        let u = self.rng.uniform(1.0 - p.jitter, 1.0 + p.jitter);
+        p.sample_table[idx.min(7)] * p.sample_base_bytes as f64 * u
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exact() -> CpParams {
+        CpParams {
+            jitter: 0.0,
+            ..CpParams::standard()
+        }
+    }
+
+    /// Qeq 12600 B, w 2: Fbmax = 63000 B, so qntzFb = k exactly for -Fb in [1000k, 1000k+999].
+    fn round_params() -> CpParams {
+        CpParams {
+            q_eq_bytes: 12_600,
+            ..exact()
+        }
+    }
+
+    fn cp_with(p: &CpParams, q_old: u64, time_to_mark: f64) -> Cp {
+        let mut cp = Cp::new(p, Rng::from_seed(1));
+        cp.q_old = q_old;
+        cp.time_to_mark = time_to_mark;
+        cp
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-6 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn standard_params_are_the_mib_defaults() {
+        let p = CpParams::standard();
+        assert_eq!(p.q_eq_bytes, 26_000);
+        assert_eq!(p.w, 2.0);
+        assert_eq!(p.fb_bits, 6);
+        assert_eq!(p.sample_base_bytes, 150_000);
+        assert_eq!(p.jitter, 0.15);
+        assert_eq!(p.max_qntz_fb(), 63);
+        assert_eq!(p.fb_max(), 130_000.0);
+        let kb: Vec<f64> = p
+            .sample_table
+            .iter()
+            .map(|x| x * p.sample_base_bytes as f64)
+            .collect();
+        let want = [
+            150_000.0, 75_000.0, 50_000.0, 37_500.0, 30_000.0, 25_000.0, 21_500.0, 18_500.0,
+        ];
+        for (got, want) in kb.iter().zip(want) {
+            assert!(close(*got, want), "{got} vs {want}");
+        }
+        assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn params_validation_rejects_bad_values() {
+        #[rustfmt::skip]
+        let cases: &[(&str, CpParams, bool)] = &[
+            ("standard", CpParams::standard(), true),
+            ("fb_bits 2", CpParams { fb_bits: 2, ..CpParams::standard() }, false),
+            ("fb_bits 9", CpParams { fb_bits: 9, ..CpParams::standard() }, false),
+            ("fb_bits 8", CpParams { fb_bits: 8, ..CpParams::standard() }, true),
+            ("w negative", CpParams { w: -1.0, ..CpParams::standard() }, false),
+            ("base 0", CpParams { sample_base_bytes: 0, ..CpParams::standard() }, false),
+            ("jitter 1", CpParams { jitter: 1.0, ..CpParams::standard() }, false),
+            ("jitter 0", CpParams { jitter: 0.0, ..CpParams::standard() }, true),
+            ("table zero", CpParams { sample_table: [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], ..CpParams::standard() }, false),
+        ];
+        for (name, p, ok) in cases {
+            assert_eq!(p.validate().is_ok(), *ok, "{name}: {:?}", p.validate());
+        }
+    }
+
+    #[test]
+    fn quantiser_bounds_floor_and_saturation() {
+        let std = exact();
+        let round = round_params();
+        let bits8 = CpParams {
+            fb_bits: 8,
+            ..round_params()
+        };
+        // (name, params, Fb, expected qntzFb)
+        #[rustfmt::skip]
+        let cases: &[(&str, &CpParams, f64, u8)] = &[
+            ("zero feedback", &std, 0.0, 0),
+            ("negative zero", &std, -0.0, 0),
+            ("positive feedback", &std, 5_000.0, 0),
+            ("huge positive feedback", &std, 1e12, 0),
+            ("tiny congestion quantises to 0", &std, -1.0, 0),
+            ("just below one step", &std, -2_063.0, 0), // 2063*63/130000 = 0.9998
+            ("first step", &std, -2_064.0, 1),          // 2064*63/130000 = 1.0002
+            ("worked example -24 KB", &std, -24_000.0, 11),
+            ("just below Fbmax", &std, -129_999.0, 62),
+            ("exactly Fbmax", &std, -130_000.0, 63),
+            ("beyond Fbmax", &std, -130_001.0, 63),
+            ("far beyond Fbmax", &std, -1e12, 63),
+            ("exact step 1", &round, -1_000.0, 1),
+            ("floor below step 1", &round, -999.0, 0),
+            ("exact step 31", &round, -31_000.0, 31),
+            ("floor below step 32", &round, -31_999.0, 31),
+            ("floor below saturation", &round, -62_999.0, 62),
+            ("saturation at Fbmax", &round, -63_000.0, 63),
+            ("8-bit quantiser saturates at 255", &bits8, -63_000.0, 255),
+            ("8-bit quantiser floor", &bits8, -31_500.0, 127), // 31500*255/63000 = 127.5
+            ("NaN is no congestion", &std, f64::NAN, 0),
+        ];
+        for (name, p, fb, want) in cases {
+            assert_eq!(quantize(p, *fb), *want, "{name}: Fb = {fb}");
+        }
+    }
+
+    #[test]
+    fn quantiser_is_monotone_and_never_reaches_64() {
+        let p = exact();
+        let mut prev = 0u8;
+        // Sweep -Fb from 0 to 3*Fbmax in 7-byte steps (covers every step boundary region).
+        let mut neg = 0u64;
+        while neg <= 390_000 {
+            let q = quantize(&p, -(neg as f64));
+            assert!(q <= 63, "-Fb = {neg} gave {q}");
+            assert!(q >= prev, "not monotone at -Fb = {neg}");
+            prev = q;
+            neg += 7;
+        }
+        assert_eq!(prev, 63);
+        // Every value 0..=63 is reachable.
+        let mut seen = [false; 64];
+        for neg in 0..=131_000u64 {
+            seen[quantize(&p, -(neg as f64)) as usize] = true;
+        }
+        assert!(seen.iter().all(|s| *s));
+    }
+
+    #[test]
+    fn worked_example_from_reference_1_11() {
+        // Qeq 26 KB, Q = 40 KB, grown by 5 KB since the last sample:
+        // Fb = -(14 + 2*5) KB = -24 KB -> qntzFb = floor(24*63/130) = 11; next sample 75 KB.
+        let p = exact();
+        let mut cp = cp_with(&p, 35_000, 100.0);
+        let s = cp.on_enqueue(&p, 40_000, 1_500).expect("sample instant");
+        assert_eq!(
+            s,
+            CpSample {
+                fb_raw: -24_000.0,
+                qntz_fb: 11,
+                q_off: 14_000,
+                q_delta: 5_000
+            }
+        );
+        assert!(s.sends_cnm());
+        assert_eq!(cp.q_old(), 40_000);
+        assert!(close(cp.time_to_mark(), 75_000.0));
+    }
+
+    #[test]
+    fn first_sampling_interval_is_table0_times_base() {
+        // (name, params, expected first time_to_mark)
+        #[rustfmt::skip]
+        let cases: &[(&str, CpParams, f64)] = &[
+            ("standard 150 KB", exact(), 150_000.0),
+            ("base 10 KB", CpParams { sample_base_bytes: 10_000, ..exact() }, 10_000.0),
+            ("table[0] = 2", CpParams { sample_table: [2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], ..exact() }, 300_000.0),
+        ];
+        for (name, p, want) in cases {
+            let cp = Cp::new(p, Rng::from_seed(3));
+            assert!(close(cp.time_to_mark(), *want), "{name}");
+            assert_eq!(cp.q_old(), 0, "{name}");
+        }
+    }
+
+    #[test]
+    fn first_sampling_interval_is_jittered_within_15_percent() {
+        let p = CpParams::standard();
+        let firsts: Vec<f64> = (0..200)
+            .map(|seed| Cp::new(&p, Rng::from_seed(seed)).time_to_mark())
+            .collect();
+        for t in &firsts {
+            assert!((127_500.0..=172_500.0).contains(t), "{t}");
+        }
+        let lo = firsts.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = firsts.iter().cloned().fold(0.0, f64::max);
+        assert!(
+            hi - lo > 30_000.0,
+            "first intervals barely vary: {lo}..{hi}"
+        );
+    }
+
+    #[test]
+    fn sample_instant_when_time_to_mark_goes_below_zero() {
+        let p = exact();
+        // (name, time_to_mark before, frame sizes, index of the frame that samples (if any))
+        #[rustfmt::skip]
+        let cases: &[(&str, f64, &[u32], Option<usize>)] = &[
+            ("reaching exactly 0 is not a sample", 3_000.0, &[1_500, 1_500], None),
+            ("one byte past 0 samples", 3_000.0, &[1_500, 1_500, 1], Some(2)),
+            ("single large frame", 1_000.0, &[1_500], Some(0)),
+            ("small frames count down", 200.0, &[64, 64, 64, 64], Some(3)),
+            ("zero-length frames never sample", 0.0, &[0, 0, 0], None),
+            ("already at 0: next byte samples", 0.0, &[0, 1], Some(1)),
+        ];
+        for (name, ttm, frames, want) in cases {
+            let mut cp = cp_with(&p, 0, *ttm);
+            let mut got = None;
+            for (i, f) in frames.iter().enumerate() {
+                if cp.on_enqueue(&p, 10_000, *f).is_some() {
+                    assert!(got.is_none(), "{name}: sampled twice");
+                    got = Some(i);
+                }
+            }
+            assert_eq!(got, *want, "{name}");
+        }
+    }
+
+    #[test]
+    fn full_first_interval_of_1500_byte_frames() {
+        // 150000 / 1500 = 100 frames bring time_to_mark to exactly 0; the 101st samples.
+        let p = exact();
+        let mut cp = Cp::new(&p, Rng::from_seed(9));
+        for i in 0..100 {
+            assert!(cp.on_enqueue(&p, 1_500, 1_500).is_none(), "frame {i}");
+        }
+        assert_eq!(cp.time_to_mark(), 0.0);
+        assert!(cp.on_enqueue(&p, 1_500, 1_500).is_some());
+    }
+
+    #[test]
+    fn sampling_table_every_bucket() {
+        // Qeq 12600, w 2, static queue (Q == Qold): qntzFb = (Q - Qeq) / 1000.
+        let p = round_params();
+        // (qntzFb, expected next interval in bytes)
+        #[rustfmt::skip]
+        let cases: &[(u8, f64)] = &[
+            (0, 150_000.0),
+            (1, 150_000.0),
+            (7, 150_000.0),
+            (8, 75_000.0),
+            (15, 75_000.0),
+            (16, 50_000.0),
+            (23, 50_000.0),
+            (24, 37_500.0),
+            (31, 37_500.0),
+            (32, 30_000.0),
+            (39, 30_000.0),
+            (40, 25_000.0),
+            (47, 25_000.0),
+            (48, 21_500.0),
+            (55, 21_500.0),
+            (56, 18_500.0),
+            (63, 18_500.0),
+        ];
+        for (qntz, want) in cases {
+            let q = 12_600 + 1_000 * *qntz as u64;
+            let mut cp = cp_with(&p, q, 0.0);
+            let s = cp.on_enqueue(&p, q, 100).expect("sample");
+            assert_eq!(s.qntz_fb, *qntz);
+            assert_eq!(s.q_delta, 0);
+            assert!(
+                close(cp.time_to_mark(), *want),
+                "qntzFb {qntz}: interval {} want {want}",
+                cp.time_to_mark()
+            );
+        }
+        // Saturation far beyond Fbmax still uses the last bucket (index 7, never 8).
+        let mut cp = cp_with(&p, 0, 0.0);
+        let s = cp.on_enqueue(&p, 10_000_000, 100).unwrap();
+        assert_eq!(s.qntz_fb, 63);
+        assert!(close(cp.time_to_mark(), 18_500.0));
+    }
+
+    #[test]
+    fn sampling_table_index_uses_top_three_bits_for_other_widths() {
+        // fb_bits 8: index = qntz >> 5.  Fbmax = 63000 B, qntz = floor(-Fb*255/63000).
+        let p = CpParams {
+            fb_bits: 8,
+            ..round_params()
+        };
+        #[rustfmt::skip]
+        let cases: &[(u64, u8, f64)] = &[
+            // (-Fb bytes, expected qntz, expected interval)
+            (7_000, 28, 150_000.0),  // 28 >> 5 = 0
+            (8_000, 32, 75_000.0),   // 32 >> 5 = 1
+            (63_000, 255, 18_500.0), // 255 >> 5 = 7
+        ];
+        for (neg, qntz, want) in cases {
+            let q = 12_600 + neg;
+            let mut cp = cp_with(&p, q, 0.0);
+            let s = cp.on_enqueue(&p, q, 1).unwrap();
+            assert_eq!(s.qntz_fb, *qntz, "-Fb {neg}");
+            assert!(close(cp.time_to_mark(), *want), "-Fb {neg}");
+        }
+    }
+
+    #[test]
+    fn sampling_intervals_are_jittered_within_15_percent_and_vary() {
+        let p = CpParams {
+            q_eq_bytes: 12_600,
+            ..CpParams::standard()
+        };
+        // For each bucket, 300 samples at a static queue: every interval within ±15 % of the
+        // table value, and they spread over most of the range.
+        for bucket in 0..8u64 {
+            let q = 12_600 + 1_000 * (bucket * 8 + 4);
+            let nominal = p.sample_table[bucket as usize] * 150_000.0;
+            let mut cp = Cp::new(&p, Rng::from_seed(100 + bucket));
+            cp.q_old = q;
+            let mut got = Vec::new();
+            while got.len() < 300 {
+                if cp.on_enqueue(&p, q, 1_500).is_some() {
+                    got.push(cp.time_to_mark());
+                }
+            }
+            let lo = got.iter().cloned().fold(f64::INFINITY, f64::min);
+            let hi = got.iter().cloned().fold(0.0, f64::max);
+            assert!(lo >= 0.85 * nominal - 1e-6, "bucket {bucket}: {lo}");
+            assert!(hi <= 1.15 * nominal + 1e-6, "bucket {bucket}: {hi}");
+            assert!(
+                hi - lo > 0.2 * nominal,
+                "bucket {bucket}: too little spread"
+            );
+        }
+    }
+
+    #[test]
+    fn qold_updated_at_every_sample_even_without_cnm() {
+        let p = exact();
+        // (name, Qold before, Q, time_to_mark before, sample?, CNM?, Qold after)
+        #[rustfmt::skip]
+        let cases: &[(&str, u64, u64, f64, bool, bool, u64)] = &[
+            ("congested sample sends CNM", 30_000, 60_000, 10.0, true, true, 60_000),
+            ("queue below Qeq: sample, no CNM", 30_000, 10_000, 10.0, true, false, 10_000),
+            ("tiny congestion: qntz 0, no CNM", 26_000, 26_500, 10.0, true, false, 26_500),
+            ("empty queue sample", 5_000, 1_500, 10.0, true, false, 1_500),
+            ("not a sample: Qold kept", 30_000, 60_000, 1e6, false, false, 30_000),
+        ];
+        for (name, q_old, q, ttm, sample, cnm, q_old_after) in cases {
+            let mut cp = cp_with(&p, *q_old, *ttm);
+            let s = cp.on_enqueue(&p, *q, 1_500);
+            assert_eq!(s.is_some(), *sample, "{name}");
+            assert_eq!(s.is_some_and(|s| s.sends_cnm()), *cnm, "{name}");
+            assert_eq!(cp.q_old(), *q_old_after, "{name}");
+        }
+    }
+
+    #[test]
+    fn cnm_only_when_quantised_feedback_positive() {
+        let p = exact();
+        // (name, Qold, Q, expected Fb, expected qntz, CNM?)
+        #[rustfmt::skip]
+        let cases: &[(&str, u64, u64, f64, u8, bool)] = &[
+            ("queue below Qeq and falling: Fb > 0", 20_000, 10_000, 36_000.0, 0, false),
+            ("queue at Qeq and static: Fb = 0", 26_000, 26_000, 0.0, 0, false),
+            ("above Qeq but draining fast: Fb > 0", 60_000, 40_000, 26_000.0, 0, false),
+            ("slightly negative Fb rounds to 0", 27_000, 27_000, -1_000.0, 0, false),
+            ("negative Fb of one step", 28_064, 28_064, -2_064.0, 1, true),
+            ("below Qeq but growing fast", 0, 20_000, -34_000.0, 16, true),
+            ("saturated", 100_000, 156_000, -242_000.0, 63, true),
+        ];
+        for (name, q_old, q, fb, qntz, cnm) in cases {
+            let mut cp = cp_with(&p, *q_old, 0.0);
+            let s = cp.on_enqueue(&p, *q, 64).expect("sample");
+            assert_eq!(s.fb_raw, *fb, "{name}");
+            assert_eq!(s.qntz_fb, *qntz, "{name}");
+            assert_eq!(s.sends_cnm(), *cnm, "{name}");
+            assert_eq!(s.q_off, *q as i64 - 26_000, "{name}");
+            assert_eq!(s.q_delta, *q as i64 - *q_old as i64, "{name}");
+        }
+    }
+
+    #[test]
+    fn qdelta_is_measured_from_the_previous_sample_not_the_previous_frame() {
+        let p = exact();
+        let mut cp = cp_with(&p, 0, 3_000.0);
+        // Three non-sampling frames while the queue grows, then a sample.
+        assert!(cp.on_enqueue(&p, 30_000, 1_000).is_none());
+        assert!(cp.on_enqueue(&p, 31_000, 1_000).is_none());
+        assert!(cp.on_enqueue(&p, 32_000, 1_000).is_none());
+        let s = cp.on_enqueue(&p, 33_000, 1_000).unwrap();
+        assert_eq!(s.q_delta, 33_000);
+        // Next sample: delta relative to 33000.
+        cp.time_to_mark = 0.0;
+        let s = cp.on_enqueue(&p, 35_000, 1).unwrap();
+        assert_eq!(s.q_delta, 2_000);
+        assert_eq!(s.q_off, 9_000);
+        assert_eq!(s.fb_raw, -13_000.0);
+    }
+
+    #[test]
+    fn same_seed_same_samples() {
+        let p = CpParams::standard();
+        let run = |seed| {
+            let mut cp = Cp::new(&p, Rng::from_seed(seed));
+            let mut out = Vec::new();
+            for i in 0..2_000u64 {
+                let q = 20_000 + (i * 37) % 50_000;
+                if let Some(s) = cp.on_enqueue(&p, q, 1_500) {
+                    out.push((i, s.qntz_fb, cp.time_to_mark()));
+                }
+            }
+            out
+        };
+        assert_eq!(run(5), run(5));
+        assert_ne!(run(5), run(6));
+    }
 }

@@ -1,1 +1,1346 @@
 //! IEEE 802.1Qau reaction point (RP, rate limiter). See docs/models/qcn.md.
+//!
+//! One [`Rp`] is the rate-limiter state of one congestion-controlled flow: active/inactive,
+//! current rate CR, target rate TR, the byte counter (`tx_bcount`, `si_count`) and the timer
+//! stage count (`timer_scount`). It is sans-IO: it never reads a clock and never schedules
+//! anything; it returns a [`TimerCmd`] for the caller's RP timer and says when CR changed so
+//! the caller can re-pace the next departure.
+//!
+//! The rules are those of the QCN pseudo code v2.x as rebuilt in reference.md §1.6–1.8 and
+//! restated with TR/CR in mechanisms.md §2:
+//!
+//! ```text
+//! on_cnm(qntzFb > 0):
+//!     if inactive: activate, CR = TR = LINE, counters 0, tx_bcount = BC*U
+//!     if si_count != 0 (extra fast recovery; always if the option is off):
+//!         TR = CR; tx_bcount = BC*U
+//!     si_count = timer_scount = 0
+//!     CR = max(CR * max(1 - Gd*qntzFb, MIN_DEC), MIN_RATE)
+//!     arm timer at now + T*U
+//! on_frame_sent(L):
+//!     if release option and CR >= LINE and RL queue empty: release (inactive, cancel timer)
+//!     tx_bcount -= L
+//!     if tx_bcount < 0: si_count += 1; tx_bcount = (si_count < FRT ? BC : BC_after)*U; increase
+//! on_timer():
+//!     timer_scount += 1; increase; arm timer at now + (timer_scount < FRT ? T : T_after)*U
+//! increase():
+//!     FR  (si <= FRT and ts <= FRT): Ri = 0
+//!     AI  (exactly one > FRT):       Ri = R_AI
+//!     HAI (both > FRT):              Ri = R_HAI*(min(si,ts) - FRT)   [or R_HAI, HaiMode::Constant]
+//!     if TRR option and (si == 1 or ts == 1) and TR > ratio*CR: TR = TR/divisor else TR += Ri
+//!     if cap option: TR = min(TR, LINE)
+//!     CR = min((CR + TR)/2, LINE)
+//! ```
+//!
+//! `U` is uniform in `[1 - jitter, 1 + jitter)`. Every reload draws exactly one number, also
+//! with jitter 0, so the stream position never depends on the jitter setting.
+
+use crate::engine::Rng;
+use crate::units::{SimTime, MS};
+
+/// How the hyper-active increase step is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HaiMode {
+    /// `R_HAI * (min(si_count, timer_scount) - FRT)`: the pseudo code v2.x (default).
+    Multiplied,
+    /// A constant `R_HAI` per HAI cycle: the hsr/qcn-emulator variant.
+    Constant,
+}
+
+impl HaiMode {
+    /// The option name used in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            HaiMode::Multiplied => "multiplied",
+            HaiMode::Constant => "constant",
+        }
+    }
+}
+
+/// RP parameters. Rates are bit/s, byte counts bytes, times picoseconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpParams {
+    /// Link rate of the NIC (max rate), bit/s.
+    pub line_rate_bps: f64,
+    /// BC_LIMIT, bytes: 150000 (MIB rpgByteReset).
+    pub byte_counter_bytes: u64,
+    /// Byte-counter reload once si_count >= FRT, bytes: default BC/2 (75000).
+    pub byte_counter_after_frt_bytes: u64,
+    /// T, the rate-increase timer period: default 15 ms (MIB rpgTimeReset); the reference
+    /// experiments use 10 ms.
+    pub timer_ps: SimTime,
+    /// Timer reload once timer_scount >= FRT: default T/2.
+    pub timer_after_frt_ps: SimTime,
+    /// Fast recovery threshold (MIB rpgThreshold): 5.
+    pub frt: u32,
+    /// Active-increase step R_AI, bit/s: 5 Mb/s (MIB rpgAiRate).
+    pub r_ai_bps: f64,
+    /// Hyper-active-increase step R_HAI, bit/s: 50 Mb/s (MIB rpgHaiRate).
+    pub r_hai_bps: f64,
+    /// Gd: 1/128 (MIB rpgGd = 7, i.e. 2^-7).
+    pub gd: f64,
+    /// Minimum decrease factor: factor = max(1 - gd*qntz_fb, min_dec_factor). 0.5 (MIB
+    /// rpgMinDecFac 50 %).
+    pub min_dec_factor: f64,
+    /// Minimum rate, bit/s: 5 Mb/s (MIB rpgMinRate).
+    pub min_rate_bps: f64,
+    /// Reloads of BC and T are multiplied by U(1-j, 1+j): 0.15.
+    pub jitter: f64,
+    /// true: at the end of the first cycle after a CNM (si_count==1 || timer_scount==1), if
+    /// TR > trr_ratio*CR then TR /= trr_divisor (else TR += Ri); then CR = (CR+TR)/2.
+    pub target_rate_reduction: bool,
+    /// Target-rate-reduction threshold ratio: 10.
+    pub trr_ratio: f64,
+    /// Target-rate-reduction divisor: 8.
+    pub trr_divisor: f64,
+    /// true: TR = min(TR, line). false: TR may exceed line (CR is always capped).
+    pub cap_target_rate: bool,
+    /// true: on CNM, TR <- CR and tx_bcount reload only when si_count != 0; false: always.
+    pub extra_fast_recovery: bool,
+    /// How the HAI increment is computed.
+    pub hai_mode: HaiMode,
+    /// true: after a transmit, if CR >= line and the RL queue is empty, release the RL
+    /// (inactive, CR = TR = line, counters reset, timer cancelled).
+    pub release_at_line_rate: bool,
+    /// false: the RL is allocated on the first CNM with qntz_fb > 0 (CR = TR = line, then the
+    /// decrease). true: the RL is active from the start at CR = TR = line.
+    pub start_active: bool,
+}
+
+impl RpParams {
+    /// The 802.1Q MIB defaults (pseudo code v2.x behaviour) for a NIC of the given line rate.
+    pub fn standard(line_rate_bps: f64) -> RpParams {
+        RpParams {
+            line_rate_bps,
+            byte_counter_bytes: 150_000,
+            byte_counter_after_frt_bytes: 75_000,
+            timer_ps: 15 * MS,
+            timer_after_frt_ps: 15 * MS / 2,
+            frt: 5,
+            r_ai_bps: 5e6,
+            r_hai_bps: 50e6,
+            gd: 1.0 / 128.0,
+            min_dec_factor: 0.5,
+            min_rate_bps: 5e6,
+            jitter: 0.15,
+            target_rate_reduction: true,
+            trr_ratio: 10.0,
+            trr_divisor: 8.0,
+            cap_target_rate: true,
+            extra_fast_recovery: true,
+            hai_mode: HaiMode::Multiplied,
+            release_at_line_rate: true,
+            start_active: false,
+        }
+    }
+
+    /// Check ranges; the message names the offending field (the caller adds the path prefix).
+    pub fn validate(&self) -> Result<(), String> {
+        let pos = |name: &str, x: f64| {
+            if x.is_finite() && x > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{name} must be finite and > 0, got {x}"))
+            }
+        };
+        pos("line_rate_bps", self.line_rate_bps)?;
+        pos("min_rate_bps", self.min_rate_bps)?;
+        pos("trr_ratio", self.trr_ratio)?;
+        pos("trr_divisor", self.trr_divisor)?;
+        if self.min_rate_bps > self.line_rate_bps {
+            return Err(format!(
+                "min_rate_bps ({}) must not exceed line_rate_bps ({})",
+                self.min_rate_bps, self.line_rate_bps
+            ));
+        }
+        for (name, x) in [("r_ai_bps", self.r_ai_bps), ("r_hai_bps", self.r_hai_bps)] {
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(format!("{name} must be finite and >= 0, got {x}"));
+            }
+        }
+        if !(self.gd.is_finite() && self.gd >= 0.0) {
+            return Err(format!("gd must be finite and >= 0, got {}", self.gd));
+        }
+        if !(self.min_dec_factor > 0.0 && self.min_dec_factor <= 1.0) {
+            return Err(format!(
+                "min_dec_factor must be in (0, 1], got {}",
+                self.min_dec_factor
+            ));
+        }
+        if !(self.jitter.is_finite() && (0.0..1.0).contains(&self.jitter)) {
+            return Err(format!("jitter must be in [0, 1), got {}", self.jitter));
+        }
+        if self.byte_counter_bytes == 0 || self.byte_counter_after_frt_bytes == 0 {
+            return Err("byte_counter_bytes and byte_counter_after_frt_bytes must be > 0".into());
+        }
+        if self.timer_ps == 0 || self.timer_after_frt_ps == 0 {
+            return Err("timer_ps and timer_after_frt_ps must be > 0".into());
+        }
+        Ok(())
+    }
+}
+
+/// What the caller must do with the RP's timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerCmd {
+    /// Leave the timer as it is.
+    Keep,
+    /// (Re)arm the timer to fire at this absolute time; any earlier arming is stale.
+    Arm(SimTime),
+    /// Cancel the timer (RL released).
+    Cancel,
+}
+
+/// The actions of one RP input.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RpOutput {
+    pub timer: TimerCmd,
+    /// CR changed: the caller re-paces the next departure.
+    pub rate_changed: bool,
+}
+
+impl RpOutput {
+    /// Nothing to do.
+    pub const NONE: RpOutput = RpOutput {
+        timer: TimerCmd::Keep,
+        rate_changed: false,
+    };
+}
+
+/// The rate-increase stage of an RP (derived from the two stage counters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RpStage {
+    /// No rate limiter: the flow sends at line rate.
+    Inactive,
+    /// Both si_count and timer_scount <= FRT.
+    FastRecovery,
+    /// Exactly one of them > FRT.
+    ActiveIncrease,
+    /// Both > FRT.
+    HyperActiveIncrease,
+}
+
+/// The state of one reaction point (rate limiter).
+#[derive(Debug, Clone)]
+pub struct Rp {
+    active: bool,
+    /// Current rate CR, bit/s (line rate while inactive).
+    cr: f64,
+    /// Target rate TR, bit/s.
+    tr: f64,
+    /// Bytes left in the current byte-counter cycle.
+    tx_bcount: f64,
+    /// Completed byte-counter cycles since the last CNM (rpByteStage).
+    si_count: u32,
+    /// Completed timer cycles since the last CNM (rpTimeStage).
+    timer_scount: u32,
+    /// Deadline of the timer as last armed, if armed.
+    timer_deadline: Option<SimTime>,
+    /// Stream for the BC and timer jitter.
+    rng: Rng,
+}
+
+impl Rp {
+    /// An RP at line rate: inactive, or (with `start_active`) active with CR = TR = line and a
+    /// full byte counter; the timer is armed by [`Rp::start`].
+    pub fn new(p: &RpParams, rng: Rng) -> Rp {
+        let mut rp = Rp {
+            active: false,
+            cr: p.line_rate_bps,
+            tr: p.line_rate_bps,
+            tx_bcount: 0.0,
+            si_count: 0,
+            timer_scount: 0,
+            timer_deadline: None,
+            rng,
+        };
+        if p.start_active {
+            rp.activate(p);
+        }
+        rp
+    }
+
+    /// Called once at the start of the flow. With `start_active` it arms the timer
+    /// (now + T*U); otherwise nothing happens.
+    pub fn start(&mut self, p: &RpParams, now: SimTime) -> RpOutput {
+        if !(p.start_active && self.active) {
+            return RpOutput::NONE;
+        }
+        RpOutput {
+            timer: self.arm_timer(now, p.timer_ps, p.jitter),
+            rate_changed: false,
+        }
+    }
+
+    /// A CNM with quantised feedback `qntz_fb` arrived for this flow. `qntz_fb == 0` is
+    /// ignored (the standard CP never sends one).
+    pub fn on_cnm(&mut self, p: &RpParams, now: SimTime, qntz_fb: u8) -> RpOutput {
+        if qntz_fb == 0 {
+            return RpOutput::NONE;
+        }
+        let cr_before = self.cr;
+        if !self.active {
+            self.activate(p);
+        }
+        // Extra fast recovery: CNMs in the first byte-counter cycle after a CNM keep TR at the
+        // pre-congestion value and do not restart the byte counter.
+        if !p.extra_fast_recovery || self.si_count != 0 {
+            self.tr = self.cr;
+            self.tx_bcount = self.jittered(p.byte_counter_bytes as f64, p.jitter);
+        }
+        self.si_count = 0;
+        self.timer_scount = 0;
+        let factor = (1.0 - p.gd * qntz_fb as f64).max(p.min_dec_factor);
+        self.cr = (self.cr * factor).max(p.min_rate_bps);
+        let timer = self.arm_timer(now, p.timer_ps, p.jitter);
+        RpOutput {
+            timer,
+            rate_changed: self.cr != cr_before,
+        }
+    }
+
+    /// Called after each data frame of `bytes` leaves the rate limiter; `rl_queue_empty` = no frame waiting in the RL queue.
+    pub fn on_frame_sent(
+        &mut self,
+        p: &RpParams,
+        _now: SimTime,
+        bytes: u32,
+        rl_queue_empty: bool,
+    ) -> RpOutput {
+        if !self.active {
+            return RpOutput::NONE;
+        }
+        if p.release_at_line_rate && self.cr >= p.line_rate_bps && rl_queue_empty {
+            let cr_before = self.cr;
+            self.release(p);
+            return RpOutput {
+                timer: TimerCmd::Cancel,
+                rate_changed: self.cr != cr_before,
+            };
+        }
+        self.tx_bcount -= bytes as f64;
+        if self.tx_bcount >= 0.0 {
+            return RpOutput::NONE;
+        }
+        self.si_count = self.si_count.saturating_add(1);
+        let reload = if self.si_count < p.frt {
+            p.byte_counter_bytes
+        } else {
+            p.byte_counter_after_frt_bytes
+        };
+        self.tx_bcount = self.jittered(reload as f64, p.jitter);
+        let cr_before = self.cr;
+        self.self_increase(p);
+        RpOutput {
+            timer: TimerCmd::Keep,
+            rate_changed: self.cr != cr_before,
+        }
+    }
+
+    /// The timer armed by the last TimerCmd::Arm fired (the caller drops stale timer events itself).
+    pub fn on_timer(&mut self, p: &RpParams, now: SimTime) -> RpOutput {
+        if !self.active {
+            return RpOutput::NONE;
+        }
+        self.timer_scount = self.timer_scount.saturating_add(1);
+        let cr_before = self.cr;
+        self.self_increase(p);
+        let period = if self.timer_scount < p.frt {
+            p.timer_ps
+        } else {
+            p.timer_after_frt_ps
+        };
+        let timer = self.arm_timer(now, period, p.jitter);
+        RpOutput {
+            timer,
+            rate_changed: self.cr != cr_before,
+        }
+    }
+
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
+    /// CR, bit/s; equal to the line rate while inactive.
+    pub fn current_rate(&self) -> f64 {
+        self.cr
+    }
+
+    /// TR, bit/s; equal to the line rate while inactive.
+    pub fn target_rate(&self) -> f64 {
+        self.tr
+    }
+
+    pub fn si_count(&self) -> u32 {
+        self.si_count
+    }
+
+    pub fn timer_scount(&self) -> u32 {
+        self.timer_scount
+    }
+
+    /// Bytes left in the current byte-counter cycle.
+    pub fn tx_bcount(&self) -> f64 {
+        self.tx_bcount
+    }
+
+    /// Deadline of the timer as last armed (None when never armed or cancelled). The timer is
+    /// not cleared when it fires; the next `on_timer` re-arms it.
+    pub fn timer_deadline(&self) -> Option<SimTime> {
+        self.timer_deadline
+    }
+
+    pub fn stage(&self, p: &RpParams) -> RpStage {
+        if !self.active {
+            return RpStage::Inactive;
+        }
+        match (self.si_count > p.frt, self.timer_scount > p.frt) {
+            (false, false) => RpStage::FastRecovery,
+            (true, true) => RpStage::HyperActiveIncrease,
+            _ => RpStage::ActiveIncrease,
+        }
+    }
+
+    // ---- internals ------------------------------------------------------------------------
+
+    fn activate(&mut self, p: &RpParams) {
+        self.active = true;
+        self.cr = p.line_rate_bps;
+        self.tr = p.line_rate_bps;
+        self.si_count = 0;
+        self.timer_scount = 0;
+        self.tx_bcount = self.jittered(p.byte_counter_bytes as f64, p.jitter);
+    }
+
+    fn release(&mut self, p: &RpParams) {
+        self.active = false;
+        self.cr = p.line_rate_bps;
+        self.tr = p.line_rate_bps;
+        self.si_count = 0;
+        self.timer_scount = 0;
+        self.tx_bcount = 0.0;
+        self.timer_deadline = None;
+    }
+
+    fn jittered(&mut self, x: f64, jitter: f64) -> f64 {
+        x * self.rng.uniform(1.0 - jitter, 1.0 + jitter)
+    }
+
+    fn arm_timer(&mut self, now: SimTime, period: SimTime, jitter: f64) -> TimerCmd {
+        let d = self.jittered(period as f64, jitter).round().max(1.0) as SimTime;
+        let deadline = now.saturating_add(d);
+        self.timer_deadline = Some(deadline);
+        TimerCmd::Arm(deadline)
+    }
+
+    /// The increase at the end of a byte-counter or timer cycle (both counters already
+    /// incremented by the caller).
+    fn self_increase(&mut self, p: &RpParams) {
+        let si = self.si_count;
+        let ts = self.timer_scount;
+        let ri = if si > p.frt && ts > p.frt {
+            match p.hai_mode {
+                HaiMode::Multiplied => p.r_hai_bps * (si.min(ts) - p.frt) as f64,
+                HaiMode::Constant => p.r_hai_bps,
+            }
+        } else if si > p.frt || ts > p.frt {
+            p.r_ai_bps
+        } else {
+            0.0
+        };
+        let first_cycle = si == 1 || ts == 1;
+        if p.target_rate_reduction && first_cycle && self.tr > p.trr_ratio * self.cr {
+            self.tr /= p.trr_divisor;
+        } else {
+            self.tr += ri;
+        }
+        if p.cap_target_rate {
+            self.tr = self.tr.min(p.line_rate_bps);
+        }
+        self.cr = ((self.cr + self.tr) / 2.0).min(p.line_rate_bps);
+    }
+}
+
+#[cfg(test)]
+// Each rule is a table of wide (state before, input, state after) tuples, by design.
+#[allow(clippy::type_complexity)]
+mod tests {
+    use super::*;
+    use crate::engine::Rng;
+    use crate::units::SEC;
+    use proptest::prelude::*;
+
+    const LINE: f64 = 10e9;
+    const T: SimTime = 10 * MS;
+
+    /// Standard parameters, 10 Gb/s, the reference experiments' 10 ms timer, no jitter.
+    fn exact() -> RpParams {
+        RpParams {
+            timer_ps: T,
+            timer_after_frt_ps: T / 2,
+            jitter: 0.0,
+            ..RpParams::standard(LINE)
+        }
+    }
+
+    /// The RP state visible to the rules.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct St {
+        active: bool,
+        cr: f64,
+        tr: f64,
+        tx_bcount: f64,
+        si: u32,
+        ts: u32,
+    }
+
+    impl St {
+        fn active(cr: f64, tr: f64, si: u32, ts: u32) -> St {
+            St {
+                active: true,
+                cr,
+                tr,
+                tx_bcount: 150_000.0,
+                si,
+                ts,
+            }
+        }
+        fn inactive() -> St {
+            St {
+                active: false,
+                cr: LINE,
+                tr: LINE,
+                tx_bcount: 0.0,
+                si: 0,
+                ts: 0,
+            }
+        }
+        fn bc(self, tx_bcount: f64) -> St {
+            St { tx_bcount, ..self }
+        }
+    }
+
+    fn rp_in(p: &RpParams, s: St) -> Rp {
+        let mut rp = Rp::new(p, Rng::from_seed(42));
+        rp.active = s.active;
+        rp.cr = s.cr;
+        rp.tr = s.tr;
+        rp.tx_bcount = s.tx_bcount;
+        rp.si_count = s.si;
+        rp.timer_scount = s.ts;
+        rp
+    }
+
+    fn state(rp: &Rp) -> St {
+        St {
+            active: rp.active,
+            cr: rp.cr,
+            tr: rp.tr,
+            tx_bcount: rp.tx_bcount,
+            si: rp.si_count,
+            ts: rp.timer_scount,
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    fn assert_state(name: &str, got: St, want: St) {
+        assert_eq!(got.active, want.active, "{name}: active");
+        assert!(
+            close(got.cr, want.cr),
+            "{name}: CR {} want {}",
+            got.cr,
+            want.cr
+        );
+        assert!(
+            close(got.tr, want.tr),
+            "{name}: TR {} want {}",
+            got.tr,
+            want.tr
+        );
+        assert!(
+            close(got.tx_bcount, want.tx_bcount),
+            "{name}: tx_bcount {} want {}",
+            got.tx_bcount,
+            want.tx_bcount
+        );
+        assert_eq!(got.si, want.si, "{name}: si_count");
+        assert_eq!(got.ts, want.ts, "{name}: timer_scount");
+    }
+
+    /// One input to the RP.
+    #[derive(Debug, Clone, Copy)]
+    enum In {
+        Cnm(u8),
+        Sent(u32, bool),
+        Timer,
+        Start,
+    }
+
+    fn apply(rp: &mut Rp, p: &RpParams, now: SimTime, input: In) -> RpOutput {
+        match input {
+            In::Cnm(q) => rp.on_cnm(p, now, q),
+            In::Sent(b, empty) => rp.on_frame_sent(p, now, b, empty),
+            In::Timer => rp.on_timer(p, now),
+            In::Start => rp.start(p, now),
+        }
+    }
+
+    const NOW: SimTime = 3 * MS;
+
+    #[test]
+    fn standard_params_are_the_mib_defaults() {
+        let p = RpParams::standard(LINE);
+        assert_eq!(p.line_rate_bps, LINE);
+        assert_eq!(p.byte_counter_bytes, 150_000);
+        assert_eq!(p.byte_counter_after_frt_bytes, 75_000);
+        assert_eq!(p.timer_ps, 15 * MS);
+        assert_eq!(p.timer_after_frt_ps, 7_500_000_000);
+        assert_eq!(p.frt, 5);
+        assert_eq!(p.r_ai_bps, 5e6);
+        assert_eq!(p.r_hai_bps, 50e6);
+        assert_eq!(p.gd, 1.0 / 128.0);
+        assert_eq!(p.min_dec_factor, 0.5);
+        assert_eq!(p.min_rate_bps, 5e6);
+        assert_eq!(p.jitter, 0.15);
+        assert!(p.target_rate_reduction);
+        assert_eq!((p.trr_ratio, p.trr_divisor), (10.0, 8.0));
+        assert!(p.cap_target_rate);
+        assert!(p.extra_fast_recovery);
+        assert_eq!(p.hai_mode, HaiMode::Multiplied);
+        assert!(p.release_at_line_rate);
+        assert!(!p.start_active);
+        assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn params_validation_rejects_bad_values() {
+        let s = RpParams::standard(LINE);
+        #[rustfmt::skip]
+        let cases: &[(&str, RpParams, bool)] = &[
+            ("standard", s.clone(), true),
+            ("zero line rate", RpParams { line_rate_bps: 0.0, ..s.clone() }, false),
+            ("min rate above line", RpParams { min_rate_bps: 2.0 * LINE, ..s.clone() }, false),
+            ("zero min rate", RpParams { min_rate_bps: 0.0, ..s.clone() }, false),
+            ("negative R_AI", RpParams { r_ai_bps: -1.0, ..s.clone() }, false),
+            ("min dec 0", RpParams { min_dec_factor: 0.0, ..s.clone() }, false),
+            ("min dec 1", RpParams { min_dec_factor: 1.0, ..s.clone() }, true),
+            ("jitter 1", RpParams { jitter: 1.0, ..s.clone() }, false),
+            ("zero BC", RpParams { byte_counter_bytes: 0, ..s.clone() }, false),
+            ("zero T/2", RpParams { timer_after_frt_ps: 0, ..s.clone() }, false),
+            ("zero trr divisor", RpParams { trr_divisor: 0.0, ..s.clone() }, false),
+        ];
+        for (name, p, ok) in cases {
+            assert_eq!(p.validate().is_ok(), *ok, "{name}: {:?}", p.validate());
+        }
+    }
+
+    #[test]
+    fn new_rp_is_inactive_at_line_rate_unless_start_active() {
+        // (name, start_active, expected after new, expected start() output, state after start)
+        let p_off = exact();
+        let p_on = RpParams {
+            start_active: true,
+            ..exact()
+        };
+        let on = St::active(LINE, LINE, 0, 0);
+        #[rustfmt::skip]
+        let cases: &[(&str, &RpParams, St, RpOutput)] = &[
+            ("allocated on first CNM", &p_off, St::inactive(), RpOutput::NONE),
+            ("active from the start, timer armed", &p_on, on, RpOutput { timer: TimerCmd::Arm(NOW + T), rate_changed: false }),
+        ];
+        for (name, p, want, out) in cases {
+            let mut rp = Rp::new(p, Rng::from_seed(1));
+            assert_state(name, state(&rp), *want);
+            assert_eq!(rp.current_rate(), LINE, "{name}");
+            assert_eq!(rp.start(p, NOW), *out, "{name}");
+            assert_state(name, state(&rp), *want);
+        }
+    }
+
+    #[test]
+    fn cnm_with_zero_feedback_is_ignored() {
+        let p = exact();
+        #[rustfmt::skip]
+        let cases: &[(&str, St)] = &[
+            ("inactive stays inactive", St::inactive()),
+            ("active state untouched", St::active(3e9, 6e9, 3, 2).bc(1234.0)),
+        ];
+        for (name, before) in cases {
+            let mut rp = rp_in(&p, *before);
+            assert_eq!(rp.on_cnm(&p, NOW, 0), RpOutput::NONE, "{name}");
+            assert_state(name, state(&rp), *before);
+            assert_eq!(rp.timer_deadline(), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn first_cnm_activates_rate_limiter_at_line_rate_then_decreases() {
+        let p = exact();
+        // (qntzFb, expected CR after); TR = line, counters 0, BC full, timer armed at now + T.
+        #[rustfmt::skip]
+        let cases: &[(u8, f64)] = &[
+            (1, LINE * (1.0 - 1.0 / 128.0)),
+            (11, LINE * (1.0 - 11.0 / 128.0)),
+            (32, LINE * (1.0 - 32.0 / 128.0)),
+            (63, LINE * (1.0 - 63.0 / 128.0)),
+        ];
+        for (q, cr) in cases {
+            let name = format!("qntzFb {q}");
+            let mut rp = rp_in(&p, St::inactive());
+            let out = rp.on_cnm(&p, NOW, *q);
+            assert_eq!(
+                out,
+                RpOutput {
+                    timer: TimerCmd::Arm(NOW + T),
+                    rate_changed: true
+                },
+                "{name}"
+            );
+            assert_state(&name, state(&rp), St::active(*cr, LINE, 0, 0).bc(150_000.0));
+            assert_eq!(rp.stage(&p), RpStage::FastRecovery, "{name}");
+        }
+    }
+
+    #[test]
+    fn cnm_decrease_with_min_decrease_clamp_and_min_rate() {
+        let std = exact();
+        // gd 1/64, min_dec 0.7: 1 - q/64 < 0.7 for q > 19.2, so the clamp binds from q = 20.
+        let clamp = RpParams {
+            gd: 1.0 / 64.0,
+            min_dec_factor: 0.7,
+            ..exact()
+        };
+        // (name, params, CR before, qntzFb, CR after)
+        #[rustfmt::skip]
+        let cases: &[(&str, &RpParams, f64, u8, f64)] = &[
+            ("standard cut 63/128 (clamp 0.5 never binds)", &std, 4e9, 63, 4e9 * 65.0 / 128.0),
+            ("standard small cut", &std, 4e9, 8, 4e9 * 120.0 / 128.0),
+            ("clamp not binding at q=19", &clamp, 1e9, 19, 1e9 * (1.0 - 19.0 / 64.0)),
+            ("clamp binds at q=20", &clamp, 1e9, 20, 0.7e9),
+            ("clamp binds at q=63", &clamp, 1e9, 63, 0.7e9),
+            ("min rate floor", &std, 8e6, 63, 5e6),
+            ("just above min rate", &std, 10e6, 63, 10e6 * 65.0 / 128.0),
+            ("already at min rate stays", &std, 5e6, 30, 5e6),
+            ("clamp and min rate: min rate wins", &clamp, 6e6, 63, 5e6),
+        ];
+        for (name, p, cr, q, want) in cases {
+            let mut rp = rp_in(p, St::active(*cr, 9e9, 2, 2));
+            let out = rp.on_cnm(p, NOW, *q);
+            assert!(
+                close(rp.current_rate(), *want),
+                "{name}: {}",
+                rp.current_rate()
+            );
+            assert_eq!(out.rate_changed, !close(*cr, *want), "{name}");
+        }
+    }
+
+    #[test]
+    fn cnm_resets_stage_counters_and_always_restarts_timer() {
+        let p = exact();
+        // (name, si, ts) before; after: both 0, timer at now + T (full T even after FRT).
+        #[rustfmt::skip]
+        let cases: &[(&str, u32, u32)] = &[
+            ("first FR cycle", 0, 0),
+            ("FR", 3, 1),
+            ("AI by bytes", 7, 2),
+            ("AI by timer", 0, 9),
+            ("HAI", 12, 8),
+        ];
+        for (name, si, ts) in cases {
+            let mut rp = rp_in(&p, St::active(2e9, 5e9, *si, *ts));
+            rp.timer_deadline = Some(NOW + 1);
+            let out = rp.on_cnm(&p, NOW, 10);
+            assert_eq!(out.timer, TimerCmd::Arm(NOW + T), "{name}");
+            assert_eq!(rp.timer_deadline(), Some(NOW + T), "{name}");
+            assert_eq!((rp.si_count(), rp.timer_scount()), (0, 0), "{name}");
+            assert_eq!(rp.stage(&p), RpStage::FastRecovery, "{name}");
+        }
+    }
+
+    #[test]
+    fn extra_fast_recovery_keeps_target_rate_in_first_cycle() {
+        let on = exact();
+        let off = RpParams {
+            extra_fast_recovery: false,
+            ..exact()
+        };
+        let cr = 4e9;
+        let cut = cr * (1.0 - 16.0 / 128.0);
+        // (name, params, si before, ts before, expected TR after, expected tx_bcount after)
+        #[rustfmt::skip]
+        let cases: &[(&str, &RpParams, u32, u32, f64, f64)] = &[
+            ("on, si 0: TR and BC kept", &on, 0, 0, 8e9, 1234.0),
+            ("on, si 0 even after timer cycles: kept", &on, 0, 3, 8e9, 1234.0),
+            ("on, si 1: TR <- CR, BC reloaded", &on, 1, 0, cr, 150_000.0),
+            ("on, si 7: TR <- CR, BC reloaded full", &on, 7, 7, cr, 150_000.0),
+            ("off, si 0: TR <- CR, BC reloaded", &off, 0, 0, cr, 150_000.0),
+            ("off, si 4: TR <- CR, BC reloaded", &off, 4, 1, cr, 150_000.0),
+        ];
+        for (name, p, si, ts, tr, bc) in cases {
+            let mut rp = rp_in(p, St::active(cr, 8e9, *si, *ts).bc(1234.0));
+            rp.on_cnm(p, NOW, 16);
+            assert_state(name, state(&rp), St::active(cut, *tr, 0, 0).bc(*bc));
+        }
+    }
+
+    #[test]
+    fn byte_counter_cycle_completes_when_count_goes_below_zero() {
+        let p = exact();
+        // (name, tx_bcount before, frame bytes, cycle completed?, tx_bcount after)
+        #[rustfmt::skip]
+        let cases: &[(&str, f64, u32, bool, f64)] = &[
+            ("partial", 10_000.0, 1_500, false, 8_500.0),
+            ("reaching exactly 0 is not a cycle", 1_500.0, 1_500, false, 0.0),
+            ("one byte below 0 completes", 1_500.0, 1_501, true, 150_000.0),
+            ("from 0 any byte completes", 0.0, 64, true, 150_000.0),
+            ("remainder is not carried over", 100.0, 9_000, true, 150_000.0),
+        ];
+        for (name, bc, bytes, done, bc_after) in cases {
+            let mut rp = rp_in(&p, St::active(1e9, 2e9, 2, 2).bc(*bc));
+            let out = rp.on_frame_sent(&p, NOW, *bytes, false);
+            let want_si = if *done { 3 } else { 2 };
+            assert_eq!(rp.si_count(), want_si, "{name}");
+            assert!(
+                close(rp.tx_bcount(), *bc_after),
+                "{name}: {}",
+                rp.tx_bcount()
+            );
+            assert_eq!(
+                out.timer,
+                TimerCmd::Keep,
+                "{name}: frames never touch the timer"
+            );
+            assert_eq!(out.rate_changed, *done, "{name}");
+        }
+    }
+
+    #[test]
+    fn byte_counter_reload_halved_from_frt_th_cycle() {
+        let p = exact();
+        // (si before, si after, reload)
+        #[rustfmt::skip]
+        let cases: &[(u32, u32, f64)] = &[
+            (0, 1, 150_000.0),
+            (1, 2, 150_000.0),
+            (3, 4, 150_000.0),
+            (4, 5, 75_000.0), // the FRT-th completed cycle already reloads BC/2
+            (5, 6, 75_000.0),
+            (10, 11, 75_000.0),
+        ];
+        for (si, si_after, reload) in cases {
+            let mut rp = rp_in(&p, St::active(1e9, 2e9, *si, 0).bc(0.0));
+            rp.on_frame_sent(&p, NOW, 1, false);
+            assert_eq!(rp.si_count(), *si_after);
+            assert!(
+                close(rp.tx_bcount(), *reload),
+                "si {si}: {}",
+                rp.tx_bcount()
+            );
+        }
+    }
+
+    #[test]
+    fn timer_reload_halved_from_frt_th_cycle() {
+        let p = exact();
+        // (ts before, ts after, period of the re-armed timer)
+        #[rustfmt::skip]
+        let cases: &[(u32, u32, SimTime)] = &[
+            (0, 1, T),
+            (1, 2, T),
+            (3, 4, T),
+            (4, 5, T / 2), // the FRT-th expiry already re-arms T/2
+            (5, 6, T / 2),
+            (20, 21, T / 2),
+        ];
+        for (ts, ts_after, period) in cases {
+            let mut rp = rp_in(&p, St::active(1e9, 2e9, 0, *ts));
+            let out = rp.on_timer(&p, NOW);
+            assert_eq!(rp.timer_scount(), *ts_after);
+            assert_eq!(out.timer, TimerCmd::Arm(NOW + period), "ts {ts}");
+            assert_eq!(rp.timer_deadline(), Some(NOW + period));
+        }
+    }
+
+    #[test]
+    fn reloads_use_their_own_configured_after_frt_values() {
+        let p = RpParams {
+            byte_counter_after_frt_bytes: 20_000,
+            timer_after_frt_ps: 2 * MS,
+            ..exact()
+        };
+        let mut rp = rp_in(&p, St::active(1e9, 2e9, 4, 4).bc(0.0));
+        rp.on_frame_sent(&p, NOW, 1, false);
+        assert!(close(rp.tx_bcount(), 20_000.0));
+        // The timer's reload depends on timer_scount only (4 -> 5), not on si_count.
+        assert_eq!(rp.on_timer(&p, NOW).timer, TimerCmd::Arm(NOW + 2 * MS));
+        // And a low timer_scount keeps the full T even when si_count is past FRT.
+        let mut rp = rp_in(&p, St::active(1e9, 2e9, 9, 0));
+        assert_eq!(rp.on_timer(&p, NOW).timer, TimerCmd::Arm(NOW + T));
+    }
+
+    #[test]
+    fn stage_classification_at_frt_boundaries() {
+        let p = exact();
+        #[rustfmt::skip]
+        let cases: &[(u32, u32, RpStage)] = &[
+            (0, 0, RpStage::FastRecovery),
+            (5, 0, RpStage::FastRecovery),
+            (0, 5, RpStage::FastRecovery),
+            (5, 5, RpStage::FastRecovery),
+            (6, 5, RpStage::ActiveIncrease),
+            (5, 6, RpStage::ActiveIncrease),
+            (6, 0, RpStage::ActiveIncrease),
+            (0, 30, RpStage::ActiveIncrease),
+            (6, 6, RpStage::HyperActiveIncrease),
+            (8, 7, RpStage::HyperActiveIncrease),
+        ];
+        for (si, ts, want) in cases {
+            let rp = rp_in(&p, St::active(1e9, 2e9, *si, *ts));
+            assert_eq!(rp.stage(&p), *want, "si {si} ts {ts}");
+        }
+        assert_eq!(rp_in(&p, St::inactive()).stage(&p), RpStage::Inactive);
+    }
+
+    #[test]
+    fn increase_step_per_stage_at_frt_boundaries() {
+        let p = exact();
+        let constant = RpParams {
+            hai_mode: HaiMode::Constant,
+            ..exact()
+        };
+        let (cr, tr) = (1e9, 2e9);
+        // Next frame completes a byte-counter cycle.
+        let bc0 = |s: St| s.bc(0.0);
+        // (name, params, si, ts before, input, si/ts after, expected Ri)
+        #[rustfmt::skip]
+        let cases: &[(&str, &RpParams, u32, u32, In, (u32, u32), f64)] = &[
+            ("FR at 1,0", &p, 0, 0, In::Sent(1, false), (1, 0), 0.0),
+            ("FR at 5,5 (bytes)", &p, 4, 5, In::Sent(1, false), (5, 5), 0.0),
+            ("FR at 5,5 (timer)", &p, 5, 4, In::Timer, (5, 5), 0.0),
+            ("AI at 6,5", &p, 5, 5, In::Sent(1, false), (6, 5), 5e6),
+            ("AI at 5,6", &p, 5, 5, In::Timer, (5, 6), 5e6),
+            ("AI at 6,0", &p, 5, 0, In::Sent(1, false), (6, 0), 5e6),
+            ("AI at 0,9", &p, 0, 8, In::Timer, (0, 9), 5e6),
+            ("HAI at 6,6: R_HAI*1", &p, 6, 5, In::Timer, (6, 6), 50e6),
+            ("HAI at 8,7: R_HAI*2", &p, 7, 7, In::Sent(1, false), (8, 7), 100e6),
+            ("HAI at 8,7 by timer: R_HAI*2", &p, 8, 6, In::Timer, (8, 7), 100e6),
+            ("HAI at 10,12: R_HAI*5", &p, 10, 11, In::Timer, (10, 12), 250e6),
+            ("constant HAI at 6,6", &constant, 6, 5, In::Timer, (6, 6), 50e6),
+            ("constant HAI at 8,7", &constant, 7, 7, In::Sent(1, false), (8, 7), 50e6),
+            ("constant HAI at 10,12", &constant, 10, 11, In::Timer, (10, 12), 50e6),
+            ("constant mode leaves AI alone", &constant, 5, 5, In::Timer, (5, 6), 5e6),
+        ];
+        for (name, p, si, ts, input, (si2, ts2), ri) in cases {
+            let mut rp = rp_in(p, bc0(St::active(cr, tr, *si, *ts)));
+            let out = apply(&mut rp, p, NOW, *input);
+            let want_tr = tr + ri;
+            let want_cr = (cr + want_tr) / 2.0;
+            let got = state(&rp);
+            assert_eq!((got.si, got.ts), (*si2, *ts2), "{name}");
+            assert!(
+                close(got.tr, want_tr),
+                "{name}: TR {} want {want_tr}",
+                got.tr
+            );
+            assert!(
+                close(got.cr, want_cr),
+                "{name}: CR {} want {want_cr}",
+                got.cr
+            );
+            assert!(out.rate_changed, "{name}");
+        }
+    }
+
+    #[test]
+    fn fast_recovery_averages_towards_target_rate() {
+        // Five FR byte-counter cycles halve the CR-TR gap each time: 1/32 of it remains.
+        let p = exact();
+        let (cr0, tr) = (2e9, 6e9);
+        let mut rp = rp_in(&p, St::active(cr0, tr, 0, 0).bc(0.0));
+        let mut want = cr0;
+        for cycle in 1..=5u32 {
+            rp.tx_bcount = 0.0;
+            let out = rp.on_frame_sent(&p, NOW, 1, false);
+            want = (want + tr) / 2.0;
+            assert!(out.rate_changed);
+            assert_eq!(rp.si_count(), cycle);
+            assert!(close(rp.current_rate(), want), "cycle {cycle}");
+            assert_eq!(rp.target_rate(), tr, "FR never changes TR");
+            assert_eq!(rp.stage(&p), RpStage::FastRecovery);
+        }
+        assert!(close(tr - rp.current_rate(), (tr - cr0) / 32.0));
+    }
+
+    #[test]
+    fn target_rate_reduction_in_first_cycle_after_cnm() {
+        let on = exact();
+        let off = RpParams {
+            target_rate_reduction: false,
+            ..exact()
+        };
+        // (name, params, CR, TR, si, ts before, input, TR after, CR after)
+        #[rustfmt::skip]
+        let cases: &[(&str, &RpParams, f64, f64, u32, u32, In, f64, f64)] = &[
+            ("on: TR > 10 CR at first BC cycle -> TR/8", &on, 0.5e9, 8e9, 0, 0, In::Sent(1, false), 1e9, 0.75e9),
+            ("on: TR > 10 CR at first timer cycle -> TR/8", &on, 0.5e9, 8e9, 0, 0, In::Timer, 1e9, 0.75e9),
+            ("on: timer first cycle while si already 3", &on, 0.5e9, 8e9, 3, 0, In::Timer, 1e9, 0.75e9),
+            ("on: TR == 10 CR is not reduced (strict >)", &on, 0.5e9, 5e9, 0, 0, In::Sent(1, false), 5e9, 2.75e9),
+            ("on: not the first cycle -> no reduction", &on, 0.5e9, 8e9, 1, 2, In::Sent(1, false), 8e9, 4.25e9),
+            ("off: never reduced", &off, 0.5e9, 8e9, 0, 0, In::Sent(1, false), 8e9, 4.25e9),
+            ("on: first cycle but AI: TR += R_AI when not > 10 CR", &on, 1e9, 2e9, 0, 6, In::Sent(1, false), 2.005e9, 1.5025e9),
+        ];
+        for (name, p, cr, tr, si, ts, input, tr2, cr2) in cases {
+            let mut rp = rp_in(p, St::active(*cr, *tr, *si, *ts).bc(0.0));
+            apply(&mut rp, p, NOW, *input);
+            assert!(
+                close(rp.target_rate(), *tr2),
+                "{name}: TR {}",
+                rp.target_rate()
+            );
+            assert!(
+                close(rp.current_rate(), *cr2),
+                "{name}: CR {}",
+                rp.current_rate()
+            );
+        }
+    }
+
+    #[test]
+    fn target_rate_reduction_after_deep_cut_sequence() {
+        // Several saturated CNMs during the first FR cycle keep TR = line (extra fast recovery)
+        // while CR falls below line/10; the first completed cycle then divides TR by 8.
+        let p = exact();
+        let mut rp = Rp::new(&p, Rng::from_seed(1));
+        for _ in 0..4 {
+            rp.on_cnm(&p, NOW, 63);
+        }
+        let cr = LINE * (65.0f64 / 128.0).powi(4);
+        assert!(close(rp.current_rate(), cr));
+        assert_eq!(rp.target_rate(), LINE);
+        assert!(LINE > 10.0 * cr);
+        rp.on_timer(&p, NOW + T);
+        assert!(close(rp.target_rate(), LINE / 8.0));
+        assert!(close(rp.current_rate(), (cr + LINE / 8.0) / 2.0));
+    }
+
+    #[test]
+    fn target_rate_cap_option() {
+        let cap = exact();
+        let nocap = RpParams {
+            cap_target_rate: false,
+            ..exact()
+        };
+        // (name, params, CR, TR, si, ts before (next timer expiry increments ts), TR after, CR after)
+        #[rustfmt::skip]
+        let cases: &[(&str, &RpParams, f64, f64, u32, u32, f64, f64)] = &[
+            ("cap on, AI at line: TR stays line", &cap, LINE, LINE, 6, 4, LINE, LINE),
+            ("cap off, AI at line: TR above line", &nocap, LINE, LINE, 6, 4, LINE + 5e6, LINE),
+            ("cap on, HAI: TR clamped", &cap, 9.9e9, 9.95e9, 10, 9, LINE, (9.9e9 + LINE) / 2.0),
+            ("cap off, HAI: TR grows, CR capped", &nocap, 9.99e9, 10.15e9, 10, 9, 10.4e9, LINE),
+        ];
+        for (name, p, cr, tr, si, ts, tr2, cr2) in cases {
+            let mut rp = rp_in(p, St::active(*cr, *tr, *si, *ts));
+            rp.on_timer(p, NOW);
+            assert!(
+                close(rp.target_rate(), *tr2),
+                "{name}: TR {}",
+                rp.target_rate()
+            );
+            assert!(
+                close(rp.current_rate(), *cr2),
+                "{name}: CR {}",
+                rp.current_rate()
+            );
+            assert!(rp.current_rate() <= LINE, "{name}: CR above line");
+        }
+    }
+
+    #[test]
+    fn release_at_line_rate_only_with_empty_rl_queue() {
+        let on = exact();
+        let off = RpParams {
+            release_at_line_rate: false,
+            ..exact()
+        };
+        // (name, params, CR, RL queue empty, released?)
+        #[rustfmt::skip]
+        let cases: &[(&str, &RpParams, f64, bool, bool)] = &[
+            ("CR at line, queue empty: released", &on, LINE, true, true),
+            ("CR at line, queue busy: kept", &on, LINE, false, false),
+            ("CR just below line: kept", &on, LINE - 1.0, true, false),
+            ("option off: kept", &off, LINE, true, false),
+        ];
+        for (name, p, cr, empty, released) in cases {
+            let before = St::active(*cr, LINE, 7, 8).bc(50_000.0);
+            let mut rp = rp_in(p, before);
+            rp.timer_deadline = Some(NOW + T);
+            let out = rp.on_frame_sent(p, NOW, 1_500, *empty);
+            if *released {
+                assert_eq!(
+                    out,
+                    RpOutput {
+                        timer: TimerCmd::Cancel,
+                        rate_changed: false
+                    },
+                    "{name}"
+                );
+                assert_state(name, state(&rp), St::inactive());
+                assert_eq!(rp.stage(p), RpStage::Inactive, "{name}");
+                assert_eq!(rp.timer_deadline(), None, "{name}");
+            } else {
+                assert_eq!(out.timer, TimerCmd::Keep, "{name}");
+                assert_state(name, state(&rp), before.bc(48_500.0));
+            }
+        }
+    }
+
+    #[test]
+    fn release_works_because_cr_is_clamped_to_line() {
+        // With TR above line (cap off), averaging overshoots line; the clamp makes CR == line
+        // exactly, so the >= test releases on the next transmit.
+        let p = RpParams {
+            cap_target_rate: false,
+            ..exact()
+        };
+        let mut rp = rp_in(&p, St::active(LINE - 1e6, LINE + 5e6, 6, 3));
+        rp.on_timer(&p, NOW);
+        assert_eq!(rp.current_rate(), LINE);
+        let out = rp.on_frame_sent(&p, NOW, 1_500, true);
+        assert_eq!(out.timer, TimerCmd::Cancel);
+        assert!(!rp.is_active());
+        // With the cap on, averaging towards TR = line converges to line exactly in f64 and the
+        // RL is released too.
+        let p = exact();
+        let mut rp = rp_in(&p, St::active(1e9, LINE, 6, 6));
+        let mut t = NOW;
+        for _ in 0..200 {
+            if rp.on_frame_sent(&p, t, 1_500, true).timer == TimerCmd::Cancel {
+                break;
+            }
+            t += T;
+            rp.on_timer(&p, t);
+        }
+        assert!(!rp.is_active(), "CR {}", rp.current_rate());
+    }
+
+    #[test]
+    fn released_rp_reactivates_with_fresh_state_on_next_cnm() {
+        let p = exact();
+        let mut rp = rp_in(&p, St::active(LINE, LINE, 9, 9));
+        rp.on_frame_sent(&p, NOW, 1_500, true);
+        assert!(!rp.is_active());
+        let out = rp.on_cnm(&p, NOW + MS, 20);
+        assert_eq!(out.timer, TimerCmd::Arm(NOW + MS + T));
+        assert_state(
+            "reactivated",
+            state(&rp),
+            St::active(LINE * (1.0 - 20.0 / 128.0), LINE, 0, 0),
+        );
+    }
+
+    #[test]
+    fn timer_armed_on_cnm_and_rearmed_on_each_expiry() {
+        let p = exact();
+        let mut rp = Rp::new(&p, Rng::from_seed(7));
+        let t0 = 100 * MS;
+        let mut t = t0;
+        let out = rp.on_cnm(&p, t, 30);
+        assert_eq!(out.timer, TimerCmd::Arm(t + T));
+        // Expiries 1..=4 re-arm T; from the 5th on, T/2.
+        let periods = [T, T, T, T, T / 2, T / 2, T / 2];
+        for (i, period) in periods.iter().enumerate() {
+            t = rp.timer_deadline().unwrap();
+            let out = rp.on_timer(&p, t);
+            assert_eq!(rp.timer_scount(), i as u32 + 1);
+            assert_eq!(out.timer, TimerCmd::Arm(t + period), "expiry {}", i + 1);
+        }
+        assert_eq!(t, t0 + 5 * T + 2 * (T / 2));
+        // A CNM resets the period to T.
+        let out = rp.on_cnm(&p, t + 1, 5);
+        assert_eq!(out.timer, TimerCmd::Arm(t + 1 + T));
+    }
+
+    #[test]
+    fn inactive_rp_ignores_timer_and_frames() {
+        let p = exact();
+        #[rustfmt::skip]
+        let inputs: &[(&str, In)] = &[
+            ("timer", In::Timer),
+            ("frame, queue empty", In::Sent(1_500, true)),
+            ("frame, queue busy", In::Sent(1_500, false)),
+            ("huge frame", In::Sent(u32::MAX, false)),
+            ("start without start_active", In::Start),
+            ("zero CNM", In::Cnm(0)),
+        ];
+        for (name, input) in inputs {
+            let mut rp = rp_in(&p, St::inactive());
+            let out = apply(&mut rp, &p, NOW, *input);
+            assert_eq!(out, RpOutput::NONE, "{name}");
+            assert_state(name, state(&rp), St::inactive());
+            assert_eq!(rp.current_rate(), LINE, "{name}");
+        }
+    }
+
+    #[test]
+    fn rate_changed_flag_tracks_cr() {
+        let p = exact();
+        // (name, state, input, rate_changed)
+        #[rustfmt::skip]
+        let cases: &[(&str, St, In, bool)] = &[
+            ("CNM cut", St::active(2e9, 4e9, 2, 2), In::Cnm(10), true),
+            ("CNM at min rate", St::active(5e6, 4e9, 2, 2), In::Cnm(10), false),
+            ("frame inside a cycle", St::active(2e9, 4e9, 2, 2), In::Sent(100, false), false),
+            ("cycle end, CR < TR", St::active(2e9, 4e9, 2, 2).bc(0.0), In::Sent(1, false), true),
+            ("cycle end, CR == TR in FR", St::active(2e9, 2e9, 2, 2).bc(0.0), In::Sent(1, false), false),
+            ("timer, CR == TR in FR", St::active(2e9, 2e9, 2, 2), In::Timer, false),
+            ("timer, CR < TR", St::active(2e9, 3e9, 2, 2), In::Timer, true),
+            ("timer at line in AI with cap", St::active(LINE, LINE, 7, 2), In::Timer, false),
+        ];
+        for (name, s, input, changed) in cases {
+            let mut rp = rp_in(&p, *s);
+            let out = apply(&mut rp, &p, NOW, *input);
+            assert_eq!(out.rate_changed, *changed, "{name}");
+            assert_eq!(out.rate_changed, rp.current_rate() != s.cr, "{name}");
+        }
+    }
+
+    #[test]
+    fn reloads_with_jitter_lie_within_15_percent_and_vary() {
+        let p = RpParams {
+            timer_ps: T,
+            timer_after_frt_ps: T / 2,
+            ..RpParams::standard(LINE)
+        };
+        assert_eq!(p.jitter, 0.15);
+        let mut bc = Vec::new();
+        let mut bc_after = Vec::new();
+        let mut periods = Vec::new();
+        let mut periods_after = Vec::new();
+        let mut cnm_periods = Vec::new();
+        let mut rp = Rp::new(&p, Rng::from_seed(11));
+        for i in 0..300u64 {
+            let now = i * SEC;
+            if let TimerCmd::Arm(d) = rp.on_cnm(&p, now, 40).timer {
+                cnm_periods.push((d - now) as f64);
+            }
+            // Byte-counter reloads: si 0 -> 1 (BC) and, forced, 4 -> 5 (BC/2).
+            rp.tx_bcount = 0.0;
+            rp.on_frame_sent(&p, now, 1, false);
+            bc.push(rp.tx_bcount());
+            rp.si_count = 4;
+            rp.tx_bcount = 0.0;
+            rp.on_frame_sent(&p, now, 1, false);
+            bc_after.push(rp.tx_bcount());
+            // Timer reloads: ts 0 -> 1 (T) and 4 -> 5 (T/2).
+            rp.timer_scount = 0;
+            if let TimerCmd::Arm(d) = rp.on_timer(&p, now).timer {
+                periods.push((d - now) as f64);
+            }
+            rp.timer_scount = 4;
+            if let TimerCmd::Arm(d) = rp.on_timer(&p, now).timer {
+                periods_after.push((d - now) as f64);
+            }
+        }
+        let check = |name: &str, xs: &[f64], nominal: f64| {
+            assert_eq!(xs.len(), 300, "{name}");
+            let lo = xs.iter().cloned().fold(f64::INFINITY, f64::min);
+            let hi = xs.iter().cloned().fold(0.0, f64::max);
+            assert!(lo >= 0.85 * nominal - 1.0, "{name}: min {lo}");
+            assert!(hi <= 1.15 * nominal + 1.0, "{name}: max {hi}");
+            assert!(
+                hi - lo > 0.2 * nominal,
+                "{name}: too little spread {lo}..{hi}"
+            );
+        };
+        check("BC", &bc, 150_000.0);
+        check("BC after FRT", &bc_after, 75_000.0);
+        check("T", &periods, T as f64);
+        check("T after FRT", &periods_after, (T / 2) as f64);
+        check("T on CNM", &cnm_periods, T as f64);
+    }
+
+    #[test]
+    fn same_seed_same_trajectory() {
+        let p = RpParams::standard(LINE);
+        let run = |seed| {
+            let mut rp = Rp::new(&p, Rng::from_seed(seed));
+            let mut out = Vec::new();
+            rp.on_cnm(&p, 0, 50);
+            for i in 1..2_000u64 {
+                let o = rp.on_frame_sent(&p, i * 1_000_000, 1_500, false);
+                if i % 97 == 0 {
+                    rp.on_timer(&p, i * 1_000_000);
+                }
+                out.push((o, rp.current_rate().to_bits(), rp.tx_bcount().to_bits()));
+            }
+            out
+        };
+        assert_eq!(run(3), run(3));
+        assert_ne!(run(3), run(4));
+    }
+
+    fn input_strategy() -> impl Strategy<Value = In> {
+        prop_oneof![
+            (0u8..=63).prop_map(In::Cnm),
+            (64u32..=9_000, any::<bool>()).prop_map(|(b, e)| In::Sent(b, e)),
+            Just(In::Timer),
+        ]
+    }
+
+    proptest! {
+        /// Invariants over arbitrary input sequences and option combinations: CR within
+        /// [min_rate, line]; TR <= line when capped; inactive means CR = TR = line and zero
+        /// counters; the stage agrees with the counters.
+        #[test]
+        fn rates_stay_within_bounds(
+            inputs in proptest::collection::vec(input_strategy(), 1..400),
+            seed in any::<u64>(),
+            cap in any::<bool>(),
+            efr in any::<bool>(),
+            trr in any::<bool>(),
+            release in any::<bool>(),
+            start_active in any::<bool>(),
+            constant in any::<bool>(),
+        ) {
+            let p = RpParams {
+                cap_target_rate: cap,
+                extra_fast_recovery: efr,
+                target_rate_reduction: trr,
+                release_at_line_rate: release,
+                start_active,
+                hai_mode: if constant { HaiMode::Constant } else { HaiMode::Multiplied },
+                byte_counter_bytes: 20_000,
+                byte_counter_after_frt_bytes: 10_000,
+                ..RpParams::standard(1e9)
+            };
+            let mut rp = Rp::new(&p, Rng::from_seed(seed));
+            let mut now = 0;
+            rp.start(&p, now);
+            for input in inputs {
+                now += 10_000_000;
+                let cr_before = rp.current_rate();
+                let out = apply(&mut rp, &p, now, input);
+                prop_assert_eq!(out.rate_changed, rp.current_rate() != cr_before);
+                if rp.is_active() {
+                    prop_assert!(rp.current_rate() >= p.min_rate_bps);
+                    prop_assert!(rp.current_rate() <= p.line_rate_bps);
+                    if cap {
+                        prop_assert!(rp.target_rate() <= p.line_rate_bps);
+                    }
+                    prop_assert!(rp.tx_bcount() >= 0.0);
+                    prop_assert!(rp.timer_deadline().is_some());
+                } else {
+                    prop_assert_eq!(rp.current_rate(), p.line_rate_bps);
+                    prop_assert_eq!(rp.target_rate(), p.line_rate_bps);
+                    prop_assert_eq!((rp.si_count(), rp.timer_scount()), (0, 0));
+                    prop_assert_eq!(rp.stage(&p), RpStage::Inactive);
+                    prop_assert_eq!(rp.timer_deadline(), None);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1025 @@
+//! Scenario files: parsing, validation with field paths, and the resolved scenario model that
+//! the simulator is built from. See docs/scenario.md for the file format.
+
+pub mod params;
+pub mod reader;
+
+use crate::api::ScenarioError;
+use crate::proto::qcn_cp::CpParams;
+use crate::proto::qcn_rp::{HaiMode, RpParams};
+use crate::units::{self, SimTime};
+use reader::{show, Res, TableReader};
+use serde_json::{json, Map, Value as Json};
+use std::collections::HashMap;
+use toml::Value;
+
+/// Capacity of a queue.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Capacity {
+    Bytes(u64),
+    Frames(u64),
+    Infinite,
+}
+
+impl Capacity {
+    pub fn parse(s: &str) -> Result<Capacity, String> {
+        const HELP: &str =
+            "a size such as \"150KB\", a frame count such as \"100frames\", or \"infinite\"";
+        let s = s.trim();
+        if s == "infinite" {
+            return Ok(Capacity::Infinite);
+        }
+        if let Some(n) = s.strip_suffix("frames").or_else(|| s.strip_suffix("frame")) {
+            return match n.trim().parse::<u64>() {
+                Ok(n) if n > 0 => Ok(Capacity::Frames(n)),
+                _ => Err(HELP.to_string()),
+            };
+        }
+        match units::parse_bytes(s) {
+            Ok(b) if b > 0 => Ok(Capacity::Bytes(b)),
+            _ => Err(HELP.to_string()),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Capacity::Bytes(b) => format!("{b}B"),
+            Capacity::Frames(n) => format!("{n}frames"),
+            Capacity::Infinite => "infinite".to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    Host,
+    Switch,
+}
+
+#[derive(Debug, Clone)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+    /// Switch forwarding latency (from full reception to the egress queue).
+    pub latency: SimTime,
+    /// Egress queue capacity of this node's ports (switch buffer, or host NIC queue).
+    pub buffer: Capacity,
+}
+
+#[derive(Debug, Clone)]
+pub struct LinkSpec {
+    pub a: usize,
+    pub b: usize,
+    pub rate_bps: f64,
+    /// One-way propagation delay.
+    pub delay: SimTime,
+    /// One-way extra delay line, added to the propagation delay.
+    pub extra_delay: SimTime,
+    /// Egress buffer override for both ends.
+    pub buffer: Option<Capacity>,
+}
+
+/// A port is one direction of a link: `link * 2` transmits from `a` to `b`, `link * 2 + 1`
+/// from `b` to `a`.
+pub type PortIx = usize;
+
+#[derive(Debug, Clone)]
+pub struct ScheduleSpec {
+    pub at: SimTime,
+    pub port: PortIx,
+    pub rate_bps: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Traffic {
+    /// Constant bit rate: one frame every `frame*8/rate`.
+    Cbr,
+    /// One Bernoulli trial per frame slot (the frame's time at the NIC link rate) with
+    /// probability `rate / link rate`.
+    Bernoulli,
+    /// Poisson frame arrivals with mean rate `rate`.
+    Poisson,
+}
+
+#[derive(Debug, Clone)]
+pub struct FlowSpec {
+    pub name: String,
+    pub src: usize,
+    pub dst: usize,
+    pub traffic: Traffic,
+    pub rate_bps: f64,
+    pub frame_bytes: u32,
+    pub start: SimTime,
+    pub stop: SimTime,
+    /// Finite flow size in bytes (for flow completion time); `None` = unbounded.
+    pub size_bytes: Option<u64>,
+    /// Egress ports along the path, starting with the source NIC.
+    pub path: Vec<PortIx>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CcMode {
+    None,
+    Qcn,
+}
+
+#[derive(Debug, Clone)]
+pub struct QcnSpec {
+    pub cp: CpParams,
+    /// RP parameters; `line_rate_bps` is filled in per flow from its NIC link.
+    pub rp: RpParams,
+    pub cnm_bytes: u32,
+    /// Rate-limiter queue per flow, bytes.
+    pub rl_queue_bytes: u64,
+    /// Token-bucket depth of the rate limiter; `None` = one frame of the flow (smooth pacing).
+    pub rl_burst_bytes: Option<u64>,
+    /// Switch egress ports that run a CP.
+    pub cp_ports: Vec<bool>,
+}
+
+#[derive(Debug, Clone)]
+pub struct MetricsSpec {
+    pub throughput_bin: SimTime,
+    pub throughput_ports: Vec<bool>,
+    pub queue_interval: SimTime,
+    pub queue_ports: Vec<bool>,
+    pub rate_interval: SimTime,
+    pub record_cnm_sent: bool,
+    pub record_cnm_received: bool,
+    pub record_drops: bool,
+    pub max_event_rows: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct AnalysisSpec {
+    pub bottleneck: Option<PortIx>,
+    pub recovery_fraction: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: String,
+    pub duration: SimTime,
+    pub seed: u64,
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    pub schedule: Vec<ScheduleSpec>,
+    pub flows: Vec<FlowSpec>,
+    pub cc: CcMode,
+    pub qcn: QcnSpec,
+    pub metrics: MetricsSpec,
+    pub analysis: AnalysisSpec,
+    pub resolved: Json,
+}
+
+impl Scenario {
+    pub fn port_name(&self, p: PortIx) -> String {
+        let l = &self.links[p / 2];
+        let (from, to) = if p % 2 == 0 { (l.a, l.b) } else { (l.b, l.a) };
+        let base = format!("{}->{}", self.nodes[from].name, self.nodes[to].name);
+        // parallel links get a suffix
+        let same = (0..p / 2)
+            .filter(|&i| {
+                let m = &self.links[i];
+                (m.a == l.a && m.b == l.b) || (m.a == l.b && m.b == l.a)
+            })
+            .count();
+        if same > 0 {
+            format!("{base}#{same}")
+        } else {
+            base
+        }
+    }
+
+    /// (transmitting node, receiving node) of a port.
+    pub fn port_ends(&self, p: PortIx) -> (usize, usize) {
+        let l = &self.links[p / 2];
+        if p % 2 == 0 {
+            (l.a, l.b)
+        } else {
+            (l.b, l.a)
+        }
+    }
+
+    pub fn n_ports(&self) -> usize {
+        self.links.len() * 2
+    }
+
+    pub fn port_by_name(&self, name: &str) -> Option<PortIx> {
+        (0..self.n_ports()).find(|&p| self.port_name(p) == name)
+    }
+
+    /// Egress buffer of a port.
+    pub fn port_capacity(&self, p: PortIx) -> Capacity {
+        let (from, _) = self.port_ends(p);
+        self.links[p / 2].buffer.unwrap_or(self.nodes[from].buffer)
+    }
+
+    pub fn is_switch_port(&self, p: PortIx) -> bool {
+        self.nodes[self.port_ends(p).0].kind == NodeKind::Switch
+    }
+}
+
+/// Parse and validate scenario text with overrides.
+pub fn load(text: &str, overrides: &[String]) -> Res<Scenario> {
+    let mut doc: Value = match text.parse::<toml::Table>() {
+        Ok(t) => Value::Table(t),
+        Err(e) => {
+            let msg = e.message().to_string();
+            let loc = e
+                .span()
+                .map(|s| {
+                    let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                    format!("TOML syntax error at line {line}")
+                })
+                .unwrap_or_else(|| "TOML syntax error".to_string());
+            return Err(ScenarioError::new("", loc, msg));
+        }
+    };
+    reader::apply_overrides(&mut doc, overrides)?;
+    let Value::Table(root) = &doc else {
+        unreachable!()
+    };
+    let mut sc = parse_root(root)?;
+    // Each variant must itself be a valid scenario.
+    if let Some(Value::Array(vars)) = root.get("variants") {
+        for (i, v) in vars.iter().enumerate() {
+            let Some(set) = v.get("set").and_then(|s| s.as_table()) else {
+                continue;
+            };
+            let mut vdoc = doc.clone();
+            if let Value::Table(t) = &mut vdoc {
+                t.remove("variants");
+            }
+            for (k, val) in set {
+                reader::set_path(&mut vdoc, k, val.clone())
+                    .map_err(|e| prefix_err(e, &format!("variants.{i}.set")))?;
+            }
+            let Value::Table(vroot) = &vdoc else {
+                unreachable!()
+            };
+            parse_root(vroot).map_err(|e| prefix_err(e, &format!("variants.{i}.set")))?;
+        }
+    }
+    if let Json::Object(m) = &mut sc.resolved {
+        m.insert("overrides".into(), json!(overrides));
+    }
+    Ok(sc)
+}
+
+fn prefix_err(mut e: ScenarioError, prefix: &str) -> ScenarioError {
+    e.path = format!("{prefix}: {}", e.path);
+    e
+}
+
+fn parse_root(root: &toml::Table) -> Res<Scenario> {
+    let mut r = TableReader::new("", root);
+    let mut resolved = Map::new();
+
+    // [meta]
+    let mut meta = r.sub("meta")?;
+    let name = meta.str_or("name", "unnamed")?;
+    meta.str_or("description", "")?;
+    let duration = meta.req_time("duration")?;
+    if duration == 0 {
+        return Err(meta.err("duration", "\"0s\"", "a duration above zero"));
+    }
+    let quick = meta.opt_time("quick_duration")?;
+    if let Some(q) = quick {
+        if q == 0 || q > duration {
+            return Err(meta.err(
+                "quick_duration",
+                units::fmt_time(q),
+                "a duration above zero and at most meta.duration",
+            ));
+        }
+    }
+    let seed = meta.int_in("seed", 1, 0, i64::MAX)? as u64;
+    resolved.insert("meta".into(), Json::Object(meta.finish()?));
+
+    // [defaults]
+    let mut d = r.sub("defaults")?;
+    let def_rate = d.rate_or("link_rate", 10e9)?;
+    let def_delay = d.time_or("link_delay", 0)?;
+    let def_latency = d.time_or("switch_latency", 0)?;
+    let def_buffer = capacity(&mut d, "buffer", Capacity::Infinite)?;
+    let def_nic = capacity(&mut d, "nic_buffer", Capacity::Bytes(1_000_000))?;
+    resolved.insert("defaults".into(), Json::Object(d.finish()?));
+
+    // nodes
+    let mut nodes = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut node_json = Vec::new();
+    for (kind, key) in [(NodeKind::Host, "hosts"), (NodeKind::Switch, "switches")] {
+        let mut list = Vec::new();
+        for mut t in r.tables(key)? {
+            let name = t.req_str("name")?;
+            if name.is_empty() || name.contains("->") || name.contains('#') {
+                return Err(t.err(
+                    "name",
+                    format!("{name:?}"),
+                    "a non-empty name without \"->\" or \"#\"",
+                ));
+            }
+            if index.contains_key(&name) {
+                return Err(t.err(
+                    "name",
+                    format!("{name:?}"),
+                    "a name not used by another host or switch",
+                ));
+            }
+            let (latency, buffer) = match kind {
+                NodeKind::Host => (0, capacity(&mut t, "nic_buffer", def_nic)?),
+                NodeKind::Switch => (
+                    t.time_or("latency", def_latency)?,
+                    capacity(&mut t, "buffer", def_buffer)?,
+                ),
+            };
+            index.insert(name.clone(), nodes.len());
+            nodes.push(NodeSpec {
+                name,
+                kind,
+                latency,
+                buffer,
+            });
+            list.push(Json::Object(t.finish()?));
+        }
+        node_json.push((key, list));
+    }
+    for (key, list) in node_json {
+        resolved.insert(key.into(), Json::Array(list));
+    }
+    if nodes.is_empty() {
+        return Err(ScenarioError::new(
+            "hosts",
+            "an empty topology",
+            "at least two hosts ([[hosts]]) connected by [[links]], usually through [[switches]]",
+        ));
+    }
+
+    // links
+    let mut links = Vec::new();
+    let mut link_json = Vec::new();
+    let mut n_links_of = vec![0usize; nodes.len()];
+    for mut t in r.tables("links")? {
+        let ends = t.opt_str_list("between")?.ok_or_else(|| {
+            t.err(
+                "between",
+                "missing",
+                "two node names, e.g. between = [\"h0\", \"sw1\"]",
+            )
+        })?;
+        if ends.len() != 2 {
+            return Err(t.err("between", format!("{ends:?}"), "exactly two node names"));
+        }
+        let mut ix = [0usize; 2];
+        for (k, n) in ends.iter().enumerate() {
+            ix[k] = *index.get(n).ok_or_else(|| {
+                ScenarioError::new(
+                    format!("{}.{k}", t.field("between")),
+                    format!("{n:?}"),
+                    format!("the name of a host or switch ({})", names(&nodes)),
+                )
+            })?;
+        }
+        if ix[0] == ix[1] {
+            return Err(t.err("between", format!("{ends:?}"), "two different nodes"));
+        }
+        let rate_bps = t.rate_or("rate", def_rate)?;
+        let delay = t.time_or("delay", def_delay)?;
+        let extra_delay = t.time_or("extra_delay", 0)?;
+        let buffer = match t.opt_str("buffer")? {
+            None => None,
+            Some(s) => Some(Capacity::parse(&s).map_err(|e| t.err("buffer", format!("{s:?}"), e))?),
+        };
+        for &n in &ix {
+            n_links_of[n] += 1;
+            if nodes[n].kind == NodeKind::Host && n_links_of[n] > 1 {
+                return Err(t.err(
+                    "between",
+                    format!("{ends:?}"),
+                    format!(
+                        "at most one link per host (host {:?} already has its NIC link)",
+                        nodes[n].name
+                    ),
+                ));
+            }
+        }
+        links.push(LinkSpec {
+            a: ix[0],
+            b: ix[1],
+            rate_bps,
+            delay,
+            extra_delay,
+            buffer,
+        });
+        link_json.push(Json::Object(t.finish()?));
+    }
+    resolved.insert("links".into(), Json::Array(link_json));
+    if links.is_empty() {
+        return Err(ScenarioError::new(
+            "links",
+            "no links",
+            "at least one [[links]] entry connecting the hosts and switches",
+        ));
+    }
+
+    let mut sc = Scenario {
+        name,
+        duration,
+        seed,
+        nodes,
+        links,
+        schedule: Vec::new(),
+        flows: Vec::new(),
+        cc: CcMode::None,
+        qcn: QcnSpec {
+            cp: CpParams::standard(),
+            rp: RpParams::standard(10e9),
+            cnm_bytes: 64,
+            rl_queue_bytes: 0,
+            rl_burst_bytes: None,
+            cp_ports: Vec::new(),
+        },
+        metrics: MetricsSpec {
+            throughput_bin: 0,
+            throughput_ports: Vec::new(),
+            queue_interval: 0,
+            queue_ports: Vec::new(),
+            rate_interval: 0,
+            record_cnm_sent: false,
+            record_cnm_received: false,
+            record_drops: false,
+            max_event_rows: 0,
+        },
+        analysis: AnalysisSpec {
+            bottleneck: None,
+            recovery_fraction: 0.9,
+        },
+        resolved: Json::Null,
+    };
+    let routes = Routes::compute(&sc);
+
+    // [[schedule]]
+    let mut sched_json = Vec::new();
+    for mut t in r.tables("schedule")? {
+        let port_name = t.req_str("port")?;
+        let port = port_ref(&sc, &t, "port", &port_name)?;
+        let at = t.req_time("at")?;
+        if at > duration {
+            return Err(t.err(
+                "at",
+                format!("{:?}", units::fmt_time(at)),
+                format!(
+                    "a time within the run, at most meta.duration = {}",
+                    units::fmt_time(duration)
+                ),
+            ));
+        }
+        if let Some(prev) = sc
+            .schedule
+            .iter()
+            .rev()
+            .find(|s: &&ScheduleSpec| s.port == port)
+        {
+            if at < prev.at {
+                return Err(t.err(
+                    "at",
+                    format!("{:?}", units::fmt_time(at)),
+                    format!(
+                        "a time not before the previous change of port {port_name:?} (at {}): schedule entries of a port are in time order",
+                        units::fmt_time(prev.at)
+                    ),
+                ));
+            }
+        }
+        let rate_bps = t.req_rate("rate")?;
+        if rate_bps > sc.links[port / 2].rate_bps {
+            return Err(t.err(
+                "rate",
+                format!("{:?}", units::fmt_rate(rate_bps)),
+                format!(
+                    "a service rate up to the link rate {}",
+                    units::fmt_rate(sc.links[port / 2].rate_bps)
+                ),
+            ));
+        }
+        sc.schedule.push(ScheduleSpec { at, port, rate_bps });
+        sched_json.push(Json::Object(t.finish()?));
+    }
+    resolved.insert("schedule".into(), Json::Array(sched_json));
+
+    // [[flows]]
+    let mut flow_json = Vec::new();
+    let mut flow_names: HashMap<String, usize> = HashMap::new();
+    for (i, mut t) in r.tables("flows")?.into_iter().enumerate() {
+        let fname = t.str_or("name", &format!("f{i}"))?;
+        if flow_names.insert(fname.clone(), i).is_some() {
+            return Err(t.err(
+                "name",
+                format!("{fname:?}"),
+                "a flow name not used by another flow",
+            ));
+        }
+        let src = host_ref(&sc, &mut t, "src")?;
+        let dst = host_ref(&sc, &mut t, "dst")?;
+        if src == dst {
+            return Err(t.err(
+                "dst",
+                format!("{:?}", sc.nodes[dst].name),
+                "a host other than the source",
+            ));
+        }
+        let traffic = match t
+            .choice("traffic", "cbr", &["cbr", "bernoulli", "poisson"])?
+            .as_str()
+        {
+            "cbr" => Traffic::Cbr,
+            "bernoulli" => Traffic::Bernoulli,
+            _ => Traffic::Poisson,
+        };
+        let rate_bps = t.req_rate("rate")?;
+        let frame = t.bytes_or("frame", 1500)?;
+        if !(64..=9216).contains(&frame) {
+            return Err(t.err(
+                "frame",
+                format!("\"{frame}B\""),
+                "a frame size from 64B to 9216B",
+            ));
+        }
+        let start = t.time_or("start", 0)?;
+        let stop = t.time_or("stop", duration)?;
+        if start >= duration || stop <= start {
+            return Err(t.err(
+                if start >= duration { "start" } else { "stop" },
+                format!(
+                    "start {} / stop {}",
+                    units::fmt_time(start),
+                    units::fmt_time(stop)
+                ),
+                format!(
+                    "0 <= start < stop, and start before meta.duration = {}",
+                    units::fmt_time(duration)
+                ),
+            ));
+        }
+        let size_bytes = t.opt_bytes("size")?;
+        if size_bytes == Some(0) {
+            return Err(t.err("size", "\"0B\"", "a flow size above zero"));
+        }
+        let path = match t.opt_str_list("path")? {
+            Some(hops) => explicit_path(&sc, &t, &hops, src, dst)?,
+            None => routes.path(&sc, src, dst).ok_or_else(|| {
+                t.err(
+                    "dst",
+                    format!("{:?}", sc.nodes[dst].name),
+                    format!(
+                        "a host reachable from {:?} through the links and switches",
+                        sc.nodes[src].name
+                    ),
+                )
+            })?,
+        };
+        let nic_rate = sc.links[path[0] / 2].rate_bps;
+        if rate_bps > nic_rate {
+            return Err(t.err(
+                "rate",
+                format!("{:?}", units::fmt_rate(rate_bps)),
+                format!(
+                    "an offered rate up to the source's NIC link rate {}",
+                    units::fmt_rate(nic_rate)
+                ),
+            ));
+        }
+        sc.flows.push(FlowSpec {
+            name: fname,
+            src,
+            dst,
+            traffic,
+            rate_bps,
+            frame_bytes: frame as u32,
+            start,
+            stop,
+            size_bytes,
+            path,
+        });
+        flow_json.push(Json::Object(t.finish()?));
+    }
+    resolved.insert("flows".into(), Json::Array(flow_json));
+
+    // [cc]
+    let mut cc = r.sub("cc")?;
+    sc.cc = match cc.choice("mode", "none", &["none", "qcn"])?.as_str() {
+        "qcn" => CcMode::Qcn,
+        _ => CcMode::None,
+    };
+    let mut q = cc.sub("qcn")?;
+    sc.qcn = parse_qcn(&sc, &mut q)?;
+    let qj = q.finish()?;
+    cc.put("qcn", Json::Object(qj));
+    resolved.insert("cc".into(), Json::Object(cc.finish()?));
+    if sc.cc == CcMode::Qcn {
+        check_qeq(&sc)?;
+    }
+
+    // [metrics]
+    let mut m = r.sub("metrics")?;
+    sc.metrics = parse_metrics(&sc, &mut m)?;
+    resolved.insert("metrics".into(), Json::Object(m.finish()?));
+
+    // [analysis]
+    let mut a = r.sub("analysis")?;
+    let bottleneck = match a.opt_str("bottleneck")? {
+        Some(n) => Some(port_ref(&sc, &a, "bottleneck", &n)?),
+        None => sc.schedule.first().map(|s| s.port),
+    };
+    if let Some(b) = bottleneck {
+        a.put("bottleneck", Json::String(sc.port_name(b)));
+    }
+    sc.analysis = AnalysisSpec {
+        bottleneck,
+        recovery_fraction: a.f64_in("recovery_fraction", 0.9, 0.01, 1.0)?,
+    };
+    resolved.insert("analysis".into(), Json::Object(a.finish()?));
+
+    // [[variants]]: checked by `load`; recorded here.
+    let mut var_json = Vec::new();
+    let mut var_names = Vec::new();
+    for mut t in r.tables("variants")? {
+        let vname = t.req_str("name")?;
+        if var_names.contains(&vname) {
+            return Err(t.err(
+                "name",
+                format!("{vname:?}"),
+                "a variant name not used by another variant",
+            ));
+        }
+        var_names.push(vname);
+        t.str_or("description", "")?;
+        let path = t.field("set");
+        let set = match t.raw("set") {
+            None => Map::new(),
+            Some(Value::Table(s)) => s
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Json::Null)))
+                .collect(),
+            Some(v) => {
+                return Err(ScenarioError::new(
+                    path,
+                    show(v),
+                    "a table of path = value overrides",
+                ))
+            }
+        };
+        t.put("set", Json::Object(set));
+        var_json.push(Json::Object(t.finish()?));
+    }
+    resolved.insert("variants".into(), Json::Array(var_json));
+
+    r.finish()?;
+    sc.resolved = Json::Object(resolved);
+    Ok(sc)
+}
+
+fn names(nodes: &[NodeSpec]) -> String {
+    let mut v: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+    if v.len() > 12 {
+        v.truncate(12);
+        v.push("...");
+    }
+    v.join(", ")
+}
+
+fn capacity(t: &mut TableReader, key: &'static str, default: Capacity) -> Res<Capacity> {
+    match t.opt_str(key)? {
+        None => {
+            t.put(key, Json::String(default.describe()));
+            Ok(default)
+        }
+        Some(s) => Capacity::parse(&s).map_err(|e| t.err(key, format!("{s:?}"), e)),
+    }
+}
+
+fn port_ref(sc: &Scenario, t: &TableReader, key: &str, name: &str) -> Res<PortIx> {
+    sc.port_by_name(name).ok_or_else(|| {
+        let mut all: Vec<String> = (0..sc.n_ports()).map(|p| sc.port_name(p)).collect();
+        if all.len() > 12 {
+            all.truncate(12);
+            all.push("...".into());
+        }
+        t.err(
+            key,
+            format!("{name:?}"),
+            format!(
+                "a port named \"FROM->TO\" after a link ({})",
+                all.join(", ")
+            ),
+        )
+    })
+}
+
+fn host_ref(sc: &Scenario, t: &mut TableReader, key: &'static str) -> Res<usize> {
+    let n = t.req_str(key)?;
+    let hosts: Vec<&NodeSpec> = sc
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Host)
+        .collect();
+    match sc.nodes.iter().position(|x| x.name == n) {
+        Some(i) if sc.nodes[i].kind == NodeKind::Host => Ok(i),
+        _ => Err(t.err(
+            key,
+            format!("{n:?}"),
+            format!(
+                "the name of a host ({})",
+                hosts
+                    .iter()
+                    .map(|h| h.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+fn explicit_path(
+    sc: &Scenario,
+    t: &TableReader,
+    hops: &[String],
+    src: usize,
+    dst: usize,
+) -> Res<Vec<PortIx>> {
+    let field = t.field("path");
+    let mut ids = Vec::new();
+    for (i, h) in hops.iter().enumerate() {
+        let id = sc.nodes.iter().position(|n| &n.name == h).ok_or_else(|| {
+            ScenarioError::new(
+                format!("{field}.{i}"),
+                format!("{h:?}"),
+                "the name of a host or switch",
+            )
+        })?;
+        ids.push(id);
+    }
+    if ids.first() != Some(&src) || ids.last() != Some(&dst) {
+        return Err(ScenarioError::new(
+            field,
+            format!("{hops:?}"),
+            "a node list from the flow's src to its dst",
+        ));
+    }
+    let mut ports = Vec::new();
+    for (i, w) in ids.windows(2).enumerate() {
+        if i > 0 && sc.nodes[w[0]].kind == NodeKind::Host {
+            return Err(ScenarioError::new(
+                format!("{field}.{i}"),
+                format!("{:?}", sc.nodes[w[0]].name),
+                "a switch (hosts do not forward)",
+            ));
+        }
+        let p = (0..sc.n_ports())
+            .find(|&p| sc.port_ends(p) == (w[0], w[1]))
+            .ok_or_else(|| {
+                ScenarioError::new(
+                    format!("{field}.{}", i + 1),
+                    format!("{:?}", sc.nodes[w[1]].name),
+                    format!("a node linked to {:?}", sc.nodes[w[0]].name),
+                )
+            })?;
+        ports.push(p);
+    }
+    Ok(ports)
+}
+
+/// Shortest-path routing (fewest hops; ties go to the link listed first). Hosts never forward.
+pub struct Routes {
+    /// next_port[dst * n + node] = egress port from `node` towards host `dst`, or usize::MAX.
+    next_port: Vec<usize>,
+    n: usize,
+}
+
+impl Routes {
+    pub fn compute(sc: &Scenario) -> Routes {
+        let n = sc.nodes.len();
+        let mut next_port = vec![usize::MAX; n * n];
+        // adjacency: for each node, the ports that arrive at it (reverse BFS from dst)
+        let mut into: Vec<Vec<PortIx>> = vec![Vec::new(); n];
+        for p in 0..sc.n_ports() {
+            into[sc.port_ends(p).1].push(p);
+        }
+        for dst in 0..n {
+            if sc.nodes[dst].kind != NodeKind::Host {
+                continue;
+            }
+            let mut dist = vec![usize::MAX; n];
+            dist[dst] = 0;
+            let mut frontier = vec![dst];
+            while !frontier.is_empty() {
+                let mut next = Vec::new();
+                for &v in &frontier {
+                    // v forwards only if it is the destination or a switch
+                    if v != dst && sc.nodes[v].kind == NodeKind::Host {
+                        continue;
+                    }
+                    for &p in &into[v] {
+                        let u = sc.port_ends(p).0;
+                        if dist[u] == usize::MAX {
+                            dist[u] = dist[v] + 1;
+                            next_port[dst * n + u] = p;
+                            next.push(u);
+                        }
+                    }
+                }
+                frontier = next;
+            }
+        }
+        Routes { next_port, n }
+    }
+
+    #[inline]
+    pub fn next(&self, node: usize, dst: usize) -> Option<PortIx> {
+        let p = self.next_port[dst * self.n + node];
+        (p != usize::MAX).then_some(p)
+    }
+
+    pub fn path(&self, sc: &Scenario, src: usize, dst: usize) -> Option<Vec<PortIx>> {
+        let mut path = Vec::new();
+        let mut at = src;
+        while at != dst {
+            let p = self.next(at, dst)?;
+            path.push(p);
+            at = sc.port_ends(p).1;
+            if path.len() > sc.nodes.len() {
+                return None;
+            }
+        }
+        Some(path)
+    }
+}
+
+fn port_selection(
+    sc: &Scenario,
+    t: &mut TableReader,
+    key: &'static str,
+    default: &str,
+) -> Res<Vec<bool>> {
+    let n = sc.n_ports();
+    match t.raw(key) {
+        None | Some(Value::String(_)) => {
+            let s = match t.raw(key) {
+                Some(Value::String(s)) => s.clone(),
+                _ => default.to_string(),
+            };
+            let sel = match s.as_str() {
+                "switches" => (0..n).map(|p| sc.is_switch_port(p)).collect(),
+                "all" => vec![true; n],
+                "none" => vec![false; n],
+                other => {
+                    // a single port name
+                    let p = port_ref(sc, t, key, other)?;
+                    (0..n).map(|q| q == p).collect()
+                }
+            };
+            t.put(key, Json::String(s));
+            Ok(sel)
+        }
+        Some(Value::Array(_)) => {
+            let list = t.opt_str_list(key)?.unwrap_or_default();
+            let mut sel = vec![false; n];
+            for (i, name) in list.iter().enumerate() {
+                let p = sc.port_by_name(name).ok_or_else(|| {
+                    ScenarioError::new(
+                        format!("{}.{i}", t.field(key)),
+                        format!("{name:?}"),
+                        "a port named \"FROM->TO\"",
+                    )
+                })?;
+                sel[p] = true;
+            }
+            Ok(sel)
+        }
+        Some(v) => Err(t.err(
+            key,
+            show(v),
+            "\"switches\", \"all\", \"none\", or a list of port names",
+        )),
+    }
+}
+
+fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
+    let mut cpr = q.sub("cp")?;
+    let cp = params::read_cp(&mut cpr)?;
+    q.put("cp", Json::Object(cpr.finish()?));
+    let mut rpr = q.sub("rp")?;
+    let (rp, rl_queue_bytes, rl_burst_bytes) = params::read_rp(&mut rpr)?;
+    q.put("rp", Json::Object(rpr.finish()?));
+    let cnm_bytes = q.bytes_or("cnm_frame", 64)?;
+    if !(64..=1518).contains(&cnm_bytes) {
+        return Err(q.err(
+            "cnm_frame",
+            format!("\"{cnm_bytes}B\""),
+            "a frame size from 64B to 1518B",
+        ));
+    }
+    let cp_ports = port_selection(sc, q, "cp_ports", "switches")?;
+    if let Some(p) = (0..sc.n_ports()).find(|&p| cp_ports[p] && !sc.is_switch_port(p)) {
+        return Err(q.err(
+            "cp_ports",
+            format!("{:?}", sc.port_name(p)),
+            "switch egress ports only (a CP lives in a bridge)",
+        ));
+    }
+    let _ = HaiMode::Multiplied;
+    Ok(QcnSpec {
+        cp,
+        rp,
+        cnm_bytes: cnm_bytes as u32,
+        rl_queue_bytes,
+        rl_burst_bytes,
+        cp_ports,
+    })
+}
+
+/// Qeq must lie below the buffer of every port that runs a CP.
+fn check_qeq(sc: &Scenario) -> Res<()> {
+    let max_frame = sc
+        .flows
+        .iter()
+        .map(|f| f.frame_bytes as u64)
+        .max()
+        .unwrap_or(1500);
+    for p in 0..sc.n_ports() {
+        if !sc.qcn.cp_ports[p] {
+            continue;
+        }
+        let cap = match sc.port_capacity(p) {
+            Capacity::Bytes(b) => b,
+            Capacity::Frames(n) => n * max_frame,
+            Capacity::Infinite => continue,
+        };
+        if sc.qcn.cp.q_eq_bytes >= cap {
+            return Err(ScenarioError::new(
+                "cc.qcn.cp.q_eq",
+                format!("\"{}B\"", sc.qcn.cp.q_eq_bytes),
+                format!(
+                    "a set point below the buffer of CP port {:?} ({} = {cap} bytes)",
+                    sc.port_name(p),
+                    sc.port_capacity(p).describe()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSpec> {
+    let positive = |m: &TableReader, key: &str, t: SimTime| -> Res<SimTime> {
+        if t == 0 {
+            Err(m.err(key, "\"0s\"", "an interval above zero"))
+        } else {
+            Ok(t)
+        }
+    };
+    let throughput_bin = m.time_or("throughput_bin", units::MS)?;
+    let throughput_bin = positive(m, "throughput_bin", throughput_bin)?;
+    let throughput_ports = port_selection(sc, m, "throughput_ports", "switches")?;
+    let queue_interval = m.time_or("queue_interval", units::MS)?;
+    let queue_interval = positive(m, "queue_interval", queue_interval)?;
+    let queue_ports = port_selection(sc, m, "queue_ports", "switches")?;
+    let rate_interval = m.time_or("rate_interval", units::MS)?;
+    let rate_interval = positive(m, "rate_interval", rate_interval)?;
+    let bins = sc.duration / throughput_bin;
+    if bins > 50_000_000 {
+        return Err(m.err(
+            "throughput_bin",
+            units::fmt_time(throughput_bin),
+            "a bin giving at most 5e7 bins over the run",
+        ));
+    }
+    let events = m
+        .opt_str_list("events")?
+        .unwrap_or_else(|| vec!["cnm_sent".into(), "cnm_received".into(), "drop".into()]);
+    const KINDS: [&str; 3] = ["cnm_sent", "cnm_received", "drop"];
+    for (i, e) in events.iter().enumerate() {
+        if !KINDS.contains(&e.as_str()) {
+            return Err(ScenarioError::new(
+                format!("{}.{i}", m.field("events")),
+                format!("{e:?}"),
+                format!("one of: {}", KINDS.join(", ")),
+            ));
+        }
+    }
+    m.put("events", json!(events));
+    let max_event_rows = m.int_in("max_event_rows", 5_000_000, 0, 1_000_000_000)? as usize;
+    Ok(MetricsSpec {
+        throughput_bin,
+        throughput_ports,
+        queue_interval,
+        queue_ports,
+        rate_interval,
+        record_cnm_sent: events.iter().any(|e| e == "cnm_sent"),
+        record_cnm_received: events.iter().any(|e| e == "cnm_received"),
+        record_drops: events.iter().any(|e| e == "drop"),
+        max_event_rows,
+    })
+}

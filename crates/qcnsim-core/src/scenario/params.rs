@@ -1,0 +1,193 @@
+//! The protocol parameters, each defined once: scenario key, kind and unit, default (with its
+//! source), allowed range and help text. Scenario reading, `--set` overrides, validation and the
+//! parameter reference (`qcnsim params`, docs/parameters.md) all come from this table.
+
+use super::reader::{Res, TableReader};
+use crate::proto::qcn_cp::CpParams;
+use crate::proto::qcn_rp::{HaiMode, RpParams};
+use crate::units;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    Bytes { min: u64, max: u64 },
+    Time { min: u64 },
+    Rate,
+    Float { min: f64, max: f64 },
+    Int { min: i64, max: i64 },
+    Bool,
+    Choice(&'static [&'static str]),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ParamSpec {
+    /// Table the key lives in, e.g. `cc.qcn.cp`.
+    pub section: &'static str,
+    pub key: &'static str,
+    pub kind: Kind,
+    /// Default as written in a scenario file.
+    pub default: &'static str,
+    pub source: &'static str,
+    pub help: &'static str,
+}
+
+const CP: &str = "cc.qcn.cp";
+const RP: &str = "cc.qcn.rp";
+const MIB: &str = "IEEE 802.1Q MIB (IEEE8021-CN-MIB)";
+const PC: &str = "QCN pseudo code v2.x";
+
+pub static PARAMS: &[ParamSpec] = &[
+    ParamSpec { section: CP, key: "q_eq", kind: Kind::Bytes { min: 100, max: u32::MAX as u64 }, default: "26000B", source: MIB, help: "Qeq, the equilibrium queue length (set point) of the CP (cpQSp)." },
+    ParamSpec { section: CP, key: "w", kind: Kind::Float { min: 0.0, max: 64.0 }, default: "2.0", source: MIB, help: "w, the weight of the queue growth Qdelta in Fb = -(Qoff + w*Qdelta) (cpW = 1 means 2^1)." },
+    ParamSpec { section: CP, key: "fb_bits", kind: Kind::Int { min: 3, max: 8 }, default: "6", source: MIB, help: "Width of the quantised feedback QntzFb (6 bits: 0..63)." },
+    ParamSpec { section: CP, key: "sample_base", kind: Kind::Bytes { min: 1000, max: 1 << 40 }, default: "150000B", source: MIB, help: "Base sampling interval (cpMinSampleBase); the sampling table scales it." },
+    ParamSpec { section: CP, key: "jitter", kind: Kind::Float { min: 0.0, max: 0.99 }, default: "0.15", source: PC, help: "Each new sampling interval is multiplied by U(1-jitter, 1+jitter) (the \"30 % randomness\")." },
+    ParamSpec { section: RP, key: "byte_counter", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150000B", source: MIB, help: "BC_LIMIT, the byte-counter cycle while in fast recovery (rpgByteReset)." },
+    ParamSpec { section: RP, key: "byte_counter_after_frt", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "75000B", source: PC, help: "Byte-counter reload once the byte stage has reached FRT (BC_LIMIT/2)." },
+    ParamSpec { section: RP, key: "timer", kind: Kind::Time { min: 1 }, default: "15ms", source: MIB, help: "T, the rate-increase timer period while in fast recovery (rpgTimeReset; the reference experiments use 10ms)." },
+    ParamSpec { section: RP, key: "timer_after_frt", kind: Kind::Time { min: 1 }, default: "7.5ms", source: PC, help: "Timer reload once the timer stage has reached FRT (T/2)." },
+    ParamSpec { section: RP, key: "frt", kind: Kind::Int { min: 1, max: 1000 }, default: "5", source: MIB, help: "FRT, the fast recovery threshold: cycles of each counter spent in fast recovery (rpgThreshold)." },
+    ParamSpec { section: RP, key: "r_ai", kind: Kind::Rate, default: "5Mbps", source: MIB, help: "R_AI, the active-increase step of the target rate (rpgAiRate)." },
+    ParamSpec { section: RP, key: "r_hai", kind: Kind::Rate, default: "50Mbps", source: MIB, help: "R_HAI, the hyper-active increase step (rpgHaiRate)." },
+    ParamSpec { section: RP, key: "gd", kind: Kind::Float { min: 1e-9, max: 1.0 }, default: "0.0078125", source: MIB, help: "Gd, the decrease gain: CR <- CR(1 - Gd*QntzFb) (rpgGd = 7 means 2^-7)." },
+    ParamSpec { section: RP, key: "min_dec_factor", kind: Kind::Float { min: 0.0, max: 1.0 }, default: "0.5", source: MIB, help: "Smallest factor one CNM may multiply CR by (rpgMinDecFac = 50 %)." },
+    ParamSpec { section: RP, key: "min_rate", kind: Kind::Rate, default: "5Mbps", source: MIB, help: "Lowest current rate a rate limiter may reach (rpgMinRate)." },
+    ParamSpec { section: RP, key: "jitter", kind: Kind::Float { min: 0.0, max: 0.99 }, default: "0.15", source: PC, help: "Byte-counter and timer reloads are multiplied by U(1-jitter, 1+jitter)." },
+    ParamSpec { section: RP, key: "target_rate_reduction", kind: Kind::Bool, default: "true", source: PC, help: "At the end of the first cycle after a CNM, if TR > trr_ratio*CR then TR <- TR/trr_divisor." },
+    ParamSpec { section: RP, key: "trr_ratio", kind: Kind::Float { min: 1.0, max: 1e6 }, default: "10.0", source: PC, help: "Ratio TR/CR above which target-rate reduction applies." },
+    ParamSpec { section: RP, key: "trr_divisor", kind: Kind::Float { min: 1.0, max: 1e6 }, default: "8.0", source: PC, help: "Divisor of TR in target-rate reduction." },
+    ParamSpec { section: RP, key: "cap_target_rate", kind: Kind::Bool, default: "true", source: "interpretation (reference.md §8.5)", help: "Cap TR at the line rate (true), or let TR exceed it as in the TR/CR formulation (false). CR is always capped." },
+    ParamSpec { section: RP, key: "extra_fast_recovery", kind: Kind::Bool, default: "true", source: PC, help: "On a CNM, set TR <- CR and reload the byte counter only when si_count != 0 (true), or on every CNM (false)." },
+    ParamSpec { section: RP, key: "hai_mode", kind: Kind::Choice(&["multiplied", "constant"]), default: "multiplied", source: PC, help: "Hyper-active increase R_HAI*(min(si_count, timer_scount) - FRT) (multiplied, pseudo code) or a constant R_HAI (Linux emulator)." },
+    ParamSpec { section: RP, key: "release_at_line_rate", kind: Kind::Bool, default: "true", source: PC, help: "Release the rate limiter when CR reaches the line rate and its queue is empty." },
+    ParamSpec { section: RP, key: "start_active", kind: Kind::Bool, default: "false", source: "interpretation", help: "Rate limiter active from the flow's start at CR = TR = line rate (true), or allocated on the first CNM (false, the standard)." },
+    ParamSpec { section: RP, key: "rl_queue", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150KB", source: "interpretation (BCN calibration study: 150 KB rate-limiter queue)", help: "Capacity of each flow's rate-limiter queue; frames beyond it are dropped at the source and counted." },
+    ParamSpec { section: RP, key: "rl_burst", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "one frame of the flow", source: "mechanisms.md §4", help: "Token-bucket depth of the rate limiter; the default (one frame) is smooth pacing, larger values model bursty NIC limiters." },
+];
+
+pub fn spec(section: &str, key: &str) -> &'static ParamSpec {
+    PARAMS
+        .iter()
+        .find(|p| p.section == section && p.key == key)
+        .unwrap_or_else(|| panic!("parameter {section}.{key} is not in the PARAMS table"))
+}
+
+fn read_bytes(t: &mut TableReader, s: &'static ParamSpec) -> Res<u64> {
+    let Kind::Bytes { min, max } = s.kind else {
+        unreachable!()
+    };
+    let default = units::parse_bytes(s.default).expect("default parses");
+    let v = t.bytes_or(s.key, default)?;
+    if !(min..=max).contains(&v) {
+        return Err(t.err(
+            s.key,
+            format!("\"{v}B\""),
+            format!("a size from {min}B to {max}B"),
+        ));
+    }
+    Ok(v)
+}
+
+fn read_time(t: &mut TableReader, s: &'static ParamSpec) -> Res<u64> {
+    let Kind::Time { min } = s.kind else {
+        unreachable!()
+    };
+    let v = t.time_or(s.key, units::parse_time(s.default).expect("default parses"))?;
+    if v < min {
+        return Err(t.err(
+            s.key,
+            format!("{:?}", units::fmt_time(v)),
+            format!("a time of at least {}", units::fmt_time(min)),
+        ));
+    }
+    Ok(v)
+}
+
+fn read_rate(t: &mut TableReader, s: &'static ParamSpec) -> Res<f64> {
+    t.rate_or(s.key, units::parse_rate(s.default).expect("default parses"))
+}
+
+fn read_f64(t: &mut TableReader, s: &'static ParamSpec) -> Res<f64> {
+    let Kind::Float { min, max } = s.kind else {
+        unreachable!()
+    };
+    t.f64_in(s.key, s.default.parse().expect("default parses"), min, max)
+}
+
+fn read_int(t: &mut TableReader, s: &'static ParamSpec) -> Res<i64> {
+    let Kind::Int { min, max } = s.kind else {
+        unreachable!()
+    };
+    t.int_in(s.key, s.default.parse().expect("default parses"), min, max)
+}
+
+fn read_bool(t: &mut TableReader, s: &'static ParamSpec) -> Res<bool> {
+    t.bool_or(s.key, s.default == "true")
+}
+
+fn read_choice(t: &mut TableReader, s: &'static ParamSpec) -> Res<String> {
+    let Kind::Choice(choices) = s.kind else {
+        unreachable!()
+    };
+    t.choice(s.key, s.default, choices)
+}
+
+/// Read `cc.qcn.cp`.
+pub fn read_cp(t: &mut TableReader) -> Res<CpParams> {
+    let mut p = CpParams::standard();
+    p.q_eq_bytes = read_bytes(t, spec(CP, "q_eq"))?;
+    p.w = read_f64(t, spec(CP, "w"))?;
+    p.fb_bits = read_int(t, spec(CP, "fb_bits"))? as u32;
+    p.sample_base_bytes = read_bytes(t, spec(CP, "sample_base"))?;
+    p.jitter = read_f64(t, spec(CP, "jitter"))?;
+    Ok(p)
+}
+
+/// Read `cc.qcn.rp`: the RP parameters (line rate filled in per flow later), the rate-limiter
+/// queue size and the token-bucket depth.
+pub fn read_rp(t: &mut TableReader) -> Res<(RpParams, u64, Option<u64>)> {
+    let mut p = RpParams::standard(10e9);
+    p.byte_counter_bytes = read_bytes(t, spec(RP, "byte_counter"))?;
+    // The after-FRT reloads default to half of whatever the FR values are.
+    let bc2 = spec(RP, "byte_counter_after_frt");
+    p.byte_counter_after_frt_bytes = if t.has(bc2.key) {
+        read_bytes(t, bc2)?
+    } else {
+        let v = (p.byte_counter_bytes / 2).max(64);
+        t.bytes_or(bc2.key, v)?
+    };
+    p.timer_ps = read_time(t, spec(RP, "timer"))?;
+    let t2 = spec(RP, "timer_after_frt");
+    p.timer_after_frt_ps = if t.has(t2.key) {
+        read_time(t, t2)?
+    } else {
+        t.time_or(t2.key, (p.timer_ps / 2).max(1))?
+    };
+    p.frt = read_int(t, spec(RP, "frt"))? as u32;
+    p.r_ai_bps = read_rate(t, spec(RP, "r_ai"))?;
+    p.r_hai_bps = read_rate(t, spec(RP, "r_hai"))?;
+    p.gd = read_f64(t, spec(RP, "gd"))?;
+    p.min_dec_factor = read_f64(t, spec(RP, "min_dec_factor"))?;
+    p.min_rate_bps = read_rate(t, spec(RP, "min_rate"))?;
+    p.jitter = read_f64(t, spec(RP, "jitter"))?;
+    p.target_rate_reduction = read_bool(t, spec(RP, "target_rate_reduction"))?;
+    p.trr_ratio = read_f64(t, spec(RP, "trr_ratio"))?;
+    p.trr_divisor = read_f64(t, spec(RP, "trr_divisor"))?;
+    p.cap_target_rate = read_bool(t, spec(RP, "cap_target_rate"))?;
+    p.extra_fast_recovery = read_bool(t, spec(RP, "extra_fast_recovery"))?;
+    p.hai_mode = match read_choice(t, spec(RP, "hai_mode"))?.as_str() {
+        "constant" => HaiMode::Constant,
+        _ => HaiMode::Multiplied,
+    };
+    p.release_at_line_rate = read_bool(t, spec(RP, "release_at_line_rate"))?;
+    p.start_active = read_bool(t, spec(RP, "start_active"))?;
+    let rl_queue = read_bytes(t, spec(RP, "rl_queue"))?;
+    let burst = t.opt_bytes(spec(RP, "rl_burst").key)?;
+    if let Some(b) = burst {
+        if b < 64 {
+            return Err(t.err("rl_burst", format!("\"{b}B\""), "a depth of at least 64B"));
+        }
+    } else {
+        t.put("rl_burst", serde_json::Value::String("one frame".into()));
+    }
+    Ok((p, rl_queue, burst))
+}

@@ -1,0 +1,228 @@
+//! The `summary` table: the headline numbers of a run, in long format (metric, value, unit,
+//! detail). Recovery time follows shared/spec/experiments.md: the time from the end of a hotspot
+//! until the bottleneck throughput, binned at `metrics.throughput_bin`, first reaches
+//! `analysis.recovery_fraction` of the restored capacity.
+
+use crate::api::{ColumnData, Table};
+use crate::scenario::Scenario;
+use crate::units::{self, SimTime};
+
+#[derive(Default)]
+struct Rows {
+    metric: Vec<String>,
+    value: Vec<f64>,
+    unit: Vec<String>,
+    detail: Vec<String>,
+}
+
+impl Rows {
+    fn add(&mut self, metric: &str, value: f64, unit: &str, detail: String) {
+        self.metric.push(metric.to_string());
+        self.value.push(value);
+        self.unit.push(unit.to_string());
+        self.detail.push(detail);
+    }
+}
+
+fn i64_col<'a>(t: &'a Table, c: &str) -> &'a [i64] {
+    match t.column(c) {
+        Some(ColumnData::I64(v)) => v,
+        _ => &[],
+    }
+}
+
+fn f64_col<'a>(t: &'a Table, c: &str) -> &'a [f64] {
+    match t.column(c) {
+        Some(ColumnData::F64(v)) => v,
+        _ => &[],
+    }
+}
+
+fn str_col<'a>(t: &'a Table, c: &str) -> &'a [String] {
+    match t.column(c) {
+        Some(ColumnData::Str(v)) => v,
+        _ => &[],
+    }
+}
+
+/// Recovery time after `t_end` given bins `(start, throughput)` of width `bin`: the end of the
+/// first bin that starts at or after `t_end` and reaches `target`, minus `t_end`.
+pub fn recovery_time(
+    bins: &[(SimTime, f64)],
+    bin: SimTime,
+    t_end: SimTime,
+    target: f64,
+) -> Option<SimTime> {
+    bins.iter()
+        .filter(|(t, _)| *t >= t_end)
+        .find(|(_, r)| *r >= target)
+        .map(|(t, _)| t + bin - t_end)
+}
+
+pub fn summarize(sc: &Scenario, tables: &[Table], events_dropped: u64) -> Table {
+    let get = |n: &str| tables.iter().find(|t| t.name == n).expect("table present");
+    let mut rows = Rows::default();
+    let flows = get("flows");
+    let ports = get("ports");
+    let sum = |c: &str| i64_col(flows, c).iter().sum::<i64>() as f64;
+    rows.add("delivered_bytes", sum("rx_bytes"), "B", "all flows".into());
+    rows.add(
+        "generated_frames",
+        sum("gen_frames"),
+        "frames",
+        "all flows".into(),
+    );
+    rows.add(
+        "dropped_frames",
+        sum("dropped_frames"),
+        "frames",
+        "at switch queues".into(),
+    );
+    rows.add(
+        "rl_dropped_frames",
+        sum("rl_dropped_frames"),
+        "frames",
+        "at rate-limiter queues".into(),
+    );
+    rows.add(
+        "nic_dropped_frames",
+        sum("nic_dropped_frames"),
+        "frames",
+        "at host NIC queues".into(),
+    );
+    rows.add(
+        "cnm_sent",
+        i64_col(ports, "cnm_sent").iter().sum::<i64>() as f64,
+        "frames",
+        "all CPs".into(),
+    );
+    if events_dropped > 0 {
+        rows.add(
+            "events_not_recorded",
+            events_dropped as f64,
+            "rows",
+            "beyond metrics.max_event_rows".into(),
+        );
+    }
+
+    if let Some(b) = sc.analysis.bottleneck {
+        let name = sc.port_name(b);
+        let pi = str_col(ports, "port")
+            .iter()
+            .position(|p| *p == name)
+            .unwrap_or(b);
+        rows.add(
+            "bottleneck_max_queue",
+            i64_col(ports, "max_qlen_bytes")[pi] as f64,
+            "B",
+            name.clone(),
+        );
+        rows.add(
+            "bottleneck_mean_queue",
+            f64_col(ports, "mean_qlen_bytes")[pi],
+            "B",
+            name.clone(),
+        );
+        rows.add(
+            "bottleneck_drops",
+            i64_col(ports, "drop_frames")[pi] as f64,
+            "frames",
+            name.clone(),
+        );
+
+        let tp = get("port_throughput");
+        let bin = sc.metrics.throughput_bin;
+        let bins: Vec<(SimTime, f64)> = str_col(tp, "port")
+            .iter()
+            .zip(
+                i64_col(tp, "t_ps")
+                    .iter()
+                    .zip(f64_col(tp, "throughput_bps")),
+            )
+            .filter(|(p, _)| **p == name)
+            .map(|(_, (t, r))| (*t as SimTime, *r))
+            .collect();
+        if bins.is_empty() {
+            rows.add(
+                "recovery_time",
+                f64::NAN,
+                "s",
+                format!("{name} is not in metrics.throughput_ports: no throughput to measure"),
+            );
+        } else {
+            // service-rate periods of the bottleneck
+            let mut changes: Vec<(SimTime, f64)> = vec![(0, sc.links[b / 2].rate_bps)];
+            for s in sc.schedule.iter().filter(|s| s.port == b) {
+                changes.push((s.at, s.rate_bps));
+            }
+            for (i, &(t0, rate)) in changes.iter().enumerate() {
+                let t1 = changes.get(i + 1).map(|c| c.0).unwrap_or(sc.duration);
+                if t1 > t0 {
+                    let inside: Vec<f64> = bins
+                        .iter()
+                        .filter(|(t, _)| *t >= t0 && *t + bin <= t1)
+                        .map(|(_, r)| *r)
+                        .collect();
+                    let mean = if inside.is_empty() {
+                        f64::NAN
+                    } else {
+                        inside.iter().sum::<f64>() / inside.len() as f64
+                    };
+                    rows.add(
+                        "mean_throughput",
+                        mean,
+                        "bps",
+                        format!(
+                            "{name} from {} to {} (service rate {})",
+                            units::fmt_time(t0),
+                            units::fmt_time(t1),
+                            units::fmt_rate(rate)
+                        ),
+                    );
+                }
+                if i > 0 && rate > changes[i - 1].1 {
+                    let target = sc.analysis.recovery_fraction * rate;
+                    let rt = recovery_time(&bins, bin, t0, target);
+                    rows.add(
+                        "recovery_time",
+                        rt.map(units::secs).unwrap_or(f64::NAN),
+                        "s",
+                        format!(
+                            "{name} after the rate rose to {} at {}; resolution {}, fraction {}{}",
+                            units::fmt_rate(rate),
+                            units::fmt_time(t0),
+                            units::fmt_time(bin),
+                            sc.analysis.recovery_fraction,
+                            if rt.is_none() {
+                                "; not recovered before the end of the run"
+                            } else {
+                                ""
+                            }
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    Table::new("summary")
+        .col("metric", ColumnData::Str(rows.metric))
+        .col("value", ColumnData::F64(rows.value))
+        .col("unit", ColumnData::Str(rows.unit))
+        .col("detail", ColumnData::Str(rows.detail))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::MS;
+
+    #[test]
+    fn recovery_is_the_end_of_the_first_bin_reaching_the_target() {
+        let bins: Vec<(SimTime, f64)> = (0..10)
+            .map(|k| (k * 10 * MS, if k < 6 { 1e9 } else { 9.5e9 }))
+            .collect();
+        // hotspot ends at 30 ms; bins from 30 ms on: 30..40 (1G), 40, 50 (1G), 60 (9.5G) -> ends at 70 ms
+        assert_eq!(recovery_time(&bins, 10 * MS, 30 * MS, 9e9), Some(40 * MS));
+        assert_eq!(recovery_time(&bins, 10 * MS, 30 * MS, 9.9e9), None);
+    }
+}
