@@ -593,7 +593,7 @@ impl<'a> Sim<'a> {
         let f = &mut self.flows[fi];
         let size = self.pkts[pkt as usize].size;
         if !Self::rl_limited(f) && f.rl_q.is_empty() {
-            self.into_nic(fi, pkt);
+            self.hand_to_nic(fi, pkt);
             return;
         }
         if f.rl_q.is_empty() {
@@ -686,7 +686,7 @@ impl<'a> Sim<'a> {
     fn leave_rl(&mut self, fi: usize, pkt: u32, rl_empty: bool) {
         let now = self.now;
         let size = self.pkts[pkt as usize].size;
-        self.into_nic(fi, pkt);
+        self.hand_to_nic(fi, pkt);
         let f = &mut self.flows[fi];
         if let Some(rp) = f.rp.as_mut() {
             let out = rp.on_frame_sent(&f.rpp, now, size, rl_empty);
@@ -728,7 +728,7 @@ impl<'a> Sim<'a> {
     // ---------------------------------------------------------------- ports and switches
 
     /// Hand a data frame to the source host's NIC egress queue.
-    fn into_nic(&mut self, fi: usize, pkt: u32) {
+    fn hand_to_nic(&mut self, fi: usize, pkt: u32) {
         let f = &mut self.flows[fi];
         f.sent_frames += 1;
         f.sent_bytes += self.pkts[pkt as usize].size as u64;
