@@ -191,3 +191,91 @@ pub fn read_rp(t: &mut TableReader) -> Res<(RpParams, u64, Option<u64>)> {
     }
     Ok((p, rl_queue, burst))
 }
+
+/// The `PARAMS` table as a Markdown table (one row per parameter: `section.key`, kind with unit
+/// and allowed range, default, source, help). `docs/parameters.md` holds exactly this text
+/// between `<!-- params:begin -->` and `<!-- params:end -->`; a unit test keeps the two equal
+/// (regenerate with `QCNSIM_UPDATE_DOCS=1 cargo test -p qcnsim-core params`).
+pub fn params_markdown() -> String {
+    fn cell(s: &str) -> String {
+        s.replace('\\', "\\\\")
+            .replace('|', "\\|")
+            .replace('*', "\\*")
+            .replace('\n', " ")
+    }
+    fn kind(k: &Kind) -> String {
+        match k {
+            Kind::Bytes { min, max } => format!("size (bytes), {min}B to {max}B"),
+            Kind::Time { min } => format!("time, at least {}", units::fmt_time(*min)),
+            Kind::Rate => "bit rate, above 0".to_string(),
+            Kind::Float { min, max } => format!("number, {min} to {max}"),
+            Kind::Int { min, max } => format!("whole number, {min} to {max}"),
+            Kind::Bool => "true or false".to_string(),
+            Kind::Choice(c) => format!(
+                "one of {}",
+                c.iter()
+                    .map(|s| format!("`\"{s}\"`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+    let mut out = String::from("| Parameter | Kind, unit and range | Default | Source | Help |\n");
+    out.push_str("|---|---|---|---|---|\n");
+    for p in PARAMS {
+        out.push_str(&format!(
+            "| `{}.{}` | {} | `{}` | {} | {} |\n",
+            p.section,
+            p.key,
+            cell(&kind(&p.kind)),
+            p.default,
+            cell(p.source),
+            cell(p.help)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/parameters.md");
+    const BEGIN: &str = "<!-- params:begin -->\n";
+    const END: &str = "<!-- params:end -->";
+
+    /// docs/parameters.md must contain exactly `params_markdown()` between the markers.
+    /// With `QCNSIM_UPDATE_DOCS=1` the block is rewritten instead of checked.
+    #[test]
+    fn params_doc_matches_params_table() {
+        let text = std::fs::read_to_string(DOC).expect("docs/parameters.md is readable");
+        let b = text.find(BEGIN).expect("docs/parameters.md has <!-- params:begin -->");
+        let start = b + BEGIN.len();
+        let end = start
+            + text[start..]
+                .find(END)
+                .expect("docs/parameters.md has <!-- params:end --> after the begin marker");
+        let want = params_markdown();
+        if std::env::var("QCNSIM_UPDATE_DOCS").as_deref() == Ok("1") {
+            let new = format!("{}{}{}", &text[..start], want, &text[end..]);
+            if new != text {
+                std::fs::write(DOC, new).expect("docs/parameters.md is writable");
+            }
+            return;
+        }
+        assert!(
+            text[start..end] == want,
+            "docs/parameters.md is stale: regenerate it with \
+             `QCNSIM_UPDATE_DOCS=1 cargo test -p qcnsim-core params`"
+        );
+    }
+
+    #[test]
+    fn params_markdown_has_one_row_per_parameter() {
+        let md = params_markdown();
+        assert_eq!(md.lines().count(), PARAMS.len() + 2);
+        for p in PARAMS {
+            assert!(md.contains(&format!("`{}.{}`", p.section, p.key)));
+        }
+    }
+}
