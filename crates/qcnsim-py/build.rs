@@ -26,7 +26,11 @@ fn main() {
     entries.sort();
     let mut code = String::from("pub static SCENARIOS: &[(&str, &str)] = &[\n");
     for (name, path) in &entries {
-        code.push_str(&format!("    ({:?}, include_str!({:?})),\n", name, path.display().to_string()));
+        code.push_str(&format!(
+            "    ({:?}, include_str!({:?})),\n",
+            name,
+            path.display().to_string()
+        ));
     }
     code.push_str("];\n");
     let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR")).join("scenarios.rs");

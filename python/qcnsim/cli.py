@@ -127,24 +127,27 @@ def cmd_run(a) -> int:
 
 
 def _one_line(resolved: dict) -> str:
+    """e.g. "hw-hotspot-1src: 2 hosts, 2 switches, 3 links, 1 flow, ..., duration 4s, seed 1"."""
+    meta = resolved.get("meta") if isinstance(resolved.get("meta"), dict) else {}
     parts = []
-    meta = resolved.get("meta", {}) if isinstance(resolved.get("meta"), dict) else {}
-    if meta.get("name"):
-        parts.append(str(meta["name"]))
+    for key, (one, many) in {"hosts": ("host", "hosts"), "switches": ("switch", "switches"),
+                             "links": ("link", "links"), "flows": ("flow", "flows"),
+                             "schedule": ("schedule entry", "schedule entries")}.items():
+        val = resolved.get(key)
+        if isinstance(val, list):
+            parts.append(f"{len(val)} {one if len(val) == 1 else many}")
+    cc = resolved.get("cc")
+    if isinstance(cc, dict) and cc.get("mode"):
+        parts.append(f"cc {cc['mode']}")
     if meta.get("duration") is not None:
         parts.append(f"duration {meta['duration']}")
     if meta.get("seed") is not None:
         parts.append(f"seed {meta['seed']}")
-    for key, val in resolved.items():
-        if key == "meta":
-            continue
-        if isinstance(val, list):
-            parts.append(f"{len(val)} {key}")
-        elif isinstance(val, dict):
-            for k2, v2 in val.items():
-                if isinstance(v2, list):
-                    parts.append(f"{len(v2)} {key}.{k2}")
-    return ", ".join(parts)
+    variants = resolved.get("variants")
+    if isinstance(variants, list) and variants:
+        parts.append("variants: " + ", ".join(str(v.get("name")) for v in variants if isinstance(v, dict)))
+    head = str(meta.get("name") or "scenario")
+    return f"{head}: " + ", ".join(parts)
 
 
 def cmd_validate(a) -> int:
@@ -232,6 +235,9 @@ COMMANDS = {"run": cmd_run, "validate": cmd_validate, "plot": cmd_plot,
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv[:1] == ["bench"]:
+            # Everything after `bench` goes to qcnsim-bench untouched (including --help).
+            return cmd_bench(argparse.Namespace(command="bench", args=argv[1:]))
         parser = build_parser()
         a = parser.parse_args(argv)
         return COMMANDS[a.command](a)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
@@ -18,31 +19,34 @@ from ._errors import ScenarioError, translate_errors
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+_TOML_LITERAL = re.compile(
+    r"""^\s*(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9_]+)?|[-+]?(?:inf|nan)|true|false|0[xob][0-9a-fA-F_]+)\s*$"""
+    r"""|^\s*[\[{"']"""
+)
+
+
 def format_override_value(value: Any) -> str:
-    """Render a JSON value from a variant's ``set`` table as the right side of ``path=value``."""
+    """Render a JSON value from a variant's ``set`` table as the right side of ``path=value``.
+
+    The core parses the right side as a TOML value when it is one and as a bare string otherwise,
+    so a string is written bare (``10Gbps``) unless it would read as another TOML value (``"5"``,
+    ``"true"``, ``""``), in which case it is quoted."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
+        if value == "" or value != value.strip() or _TOML_LITERAL.match(value) or "\n" in value:
+            return json.dumps(value)
         return value
     return json.dumps(value)
 
 
 def check_override(item: str) -> str:
-    """Check the ``path=value`` syntax of one override (the core checks path and value)."""
+    """Overrides are strings ``dotted.path=value``; their syntax, paths and values are checked by
+    the core (a malformed item is a ScenarioError with path ``--set``)."""
     if not isinstance(item, str):
-        raise ScenarioError(
-            f"override {item!r} is not a string: expected `path=value`", "", repr(item), "path=value"
-        )
-    key, sep, _value = item.partition("=")
-    if not sep or not key.strip():
-        raise ScenarioError(
-            f"bad override {item!r}: expected `dotted.path=value` (e.g. cc.qcn.cp.q_eq=26KB)",
-            key.strip(),
-            item,
-            "dotted.path=value",
-        )
+        raise TypeError(f"an override must be a string 'path=value', got {item!r}")
     return item
 
 
@@ -121,10 +125,15 @@ class Scenario:
         return self
 
     def variants(self) -> List[Dict[str, Any]]:
-        """The scenario's ``[[variants]]``: a list of ``{"name": str, "set": {path: value}}``."""
+        """The scenario's ``[[variants]]``: a list of ``{"name": str, "set": {path: value},
+        "description": str}``. A variant is the base scenario plus its ``set`` overrides."""
         out = []
         for v in self.resolved().get("variants", None) or []:
-            out.append({"name": str(v.get("name", "")), "set": dict(v.get("set", None) or {})})
+            out.append({
+                "name": str(v.get("name", "")),
+                "set": dict(v.get("set", None) or {}),
+                "description": str(v.get("description", "") or ""),
+            })
         return out
 
     def variant(self, name: str) -> "Scenario":

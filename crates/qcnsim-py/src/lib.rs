@@ -31,7 +31,12 @@ create_exception!(
 
 fn scenario_error(py: Python<'_>, e: &api::ScenarioError) -> PyErr {
     let msg = e.to_string();
-    let err = ScenarioError::new_err((msg.clone(), e.path.clone(), e.value.clone(), e.allowed.clone()));
+    let err = ScenarioError::new_err((
+        msg.clone(),
+        e.path.clone(),
+        e.value.clone(),
+        e.allowed.clone(),
+    ));
     // Attributes for convenience; failures here are not worth masking the real error.
     let inst = err.value(py);
     let _ = inst.setattr("message", msg);
@@ -70,7 +75,8 @@ fn version() -> &'static str {
 #[pyo3(signature = (text, overrides = Vec::new()))]
 fn validate(py: Python<'_>, text: &str, overrides: Vec<String>) -> PyResult<String> {
     let text = text.to_owned();
-    let res = py.detach(move || catch_unwind(AssertUnwindSafe(|| api::validate(&text, &overrides))));
+    let res =
+        py.detach(move || catch_unwind(AssertUnwindSafe(|| api::validate(&text, &overrides))));
     match res {
         Ok(Ok(json)) => Ok(json),
         Ok(Err(e)) => Err(scenario_error(py, &e)),
@@ -102,7 +108,14 @@ fn output_to_dict<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, 
                 ColumnData::Bool(v) => ("bool", le_bytes(py, v, |b: bool| [b as u8])?.into_any()),
                 ColumnData::Str(v) => ("str", PyList::new(py, v.iter())?.into_any()),
             };
-            let item = PyTuple::new(py, [col.name.as_str().into_pyobject(py)?.into_any(), kind.into_pyobject(py)?.into_any(), payload])?;
+            let item = PyTuple::new(
+                py,
+                [
+                    col.name.as_str().into_pyobject(py)?.into_any(),
+                    kind.into_pyobject(py)?.into_any(),
+                    payload,
+                ],
+            )?;
             cols.append(item)?;
         }
         tables.set_item(&table.name, cols)?;
@@ -151,7 +164,9 @@ fn run<'py>(
                     true
                 })
             };
-            catch_unwind(AssertUnwindSafe(|| api::run(&text, &overrides, seed, &mut cb)))
+            catch_unwind(AssertUnwindSafe(|| {
+                api::run(&text, &overrides, seed, &mut cb)
+            }))
         })
     };
     match result {

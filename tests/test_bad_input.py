@@ -1,0 +1,134 @@
+"""Bad input: every invalid scenario raises qcnsim.ScenarioError naming the offending field path.
+
+Each case starts from scenarios/hw-hotspot-1src.toml and breaks one thing, either with `--set`
+style overrides or by editing the TOML text.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import qcnsim
+from conftest import run_cli, scenario_path
+
+# (id, overrides, expected path)
+OVERRIDE_CASES = [
+    ("unknown-top-level-key", ["bogus=1"], "bogus"),
+    ("unknown-nested-key", ["cc.qcn.cp.qeq=33KB"], "cc.qcn.cp.qeq"),
+    ("unknown-meta-key", ["meta.foo=1"], "meta.foo"),
+    ("size-with-rate-unit", ["cc.qcn.cp.q_eq=33Gbps"], "cc.qcn.cp.q_eq"),
+    ("rate-with-size-unit", ["flows.0.rate=10GB"], "flows.0.rate"),
+    ("rate-without-s", ["links.0.rate=10G"], "links.0.rate"),
+    ("size-without-unit", ["cc.qcn.cp.q_eq=26000"], "cc.qcn.cp.q_eq"),
+    ("zero-flow-rate", ["flows.0.rate=0Gbps"], "flows.0.rate"),
+    ("negative-flow-rate", ["flows.0.rate=-1Gbps"], "flows.0.rate"),
+    ("flow-rate-above-nic", ["flows.0.rate=20Gbps"], "flows.0.rate"),
+    ("zero-link-rate", ["defaults.link_rate=0bps"], "defaults.link_rate"),
+    ("negative-link-delay", ["links.0.delay=-1us"], "links.0.delay"),
+    ("qeq-above-buffer", ["cc.qcn.cp.q_eq=200KB"], "cc.qcn.cp.q_eq"),
+    ("buffer-garbage", ["defaults.buffer=lots"], "defaults.buffer"),
+    ("schedule-after-end", ["schedule.0.at=5s"], "schedule.0.at"),
+    ("schedule-negative-time", ["schedule.0.at=-1s"], "schedule.0.at"),
+    ("schedule-rate-above-link", ["schedule.0.rate=20Gbps"], "schedule.0.rate"),
+    ("schedule-unknown-port", ["schedule.0.port=sw1->sw3"], "schedule.0.port"),
+    ("flow-to-unknown-host", ["flows.0.dst=nowhere"], "flows.0.dst"),
+    ("flow-start-after-end", ["flows.0.start=5s"], "flows.0.start"),
+    ("frame-too-small", ["flows.0.frame=10B"], "flows.0.frame"),
+    ("frame-too-big", ["flows.0.frame=10000B"], "flows.0.frame"),
+    ("unknown-traffic", ["flows.0.traffic=tcp"], "flows.0.traffic"),
+    ("zero-duration", ["meta.duration=0s"], "meta.duration"),
+    ("sub-picosecond-time", ["cc.qcn.rp.timer=0.1ps"], "cc.qcn.rp.timer"),
+    ("quick-longer-than-run", ["meta.quick_duration=10s"], "meta.quick_duration"),
+    ("fb-bits-out-of-range", ["cc.qcn.cp.fb_bits=0"], "cc.qcn.cp.fb_bits"),
+    ("gd-above-one", ["cc.qcn.rp.gd=2"], "cc.qcn.rp.gd"),
+    ("w-negative", ["cc.qcn.cp.w=-1"], "cc.qcn.cp.w"),
+    ("frt-not-a-number", ["cc.qcn.rp.frt=five"], "cc.qcn.rp.frt"),
+    ("unknown-cc-mode", ["cc.mode=dctcp"], "cc.mode"),
+    ("cp-on-host-port", ["cc.qcn.cp_ports=src->sw1"], "cc.qcn.cp_ports"),
+    ("duplicate-node-name", ["hosts.1.name=src"], "hosts.1.name"),
+    ("link-to-itself", ['links.0.between=["sw1", "sw1"]'], "links.0.between"),
+    ("link-to-unknown-node", ['links.0.between=["src", "nope"]'], "links.0.between.1"),
+    ("array-index-out-of-range", ["flows.5.rate=1Gbps"], "flows.5"),
+    ("recovery-fraction-above-one", ["analysis.recovery_fraction=1.5"], "analysis.recovery_fraction"),
+    ("zero-throughput-bin", ["metrics.throughput_bin=0s"], "metrics.throughput_bin"),
+    ("unknown-event-kind", ['metrics.events=["foo"]'], "metrics.events.0"),
+    ("negative-seed", ["meta.seed=-1"], "meta.seed"),
+    ("override-without-equals", ["flows.0.rate"], "--set"),
+]
+
+
+@pytest.mark.parametrize("overrides,path", [c[1:] for c in OVERRIDE_CASES], ids=[c[0] for c in OVERRIDE_CASES])
+def test_bad_override(hotspot, overrides, path):
+    with pytest.raises(qcnsim.ScenarioError) as ei:
+        hotspot.with_overrides(overrides).resolved()
+    e = ei.value
+    assert e.path == path, str(e)
+    assert isinstance(e, ValueError)
+    assert e.allowed  # says what would be accepted
+    if path != "--set":
+        assert f"`{path}`" in str(e)
+
+
+def _drop(text: str, block: str) -> str:
+    assert block in text, block
+    return text.replace(block, "")
+
+
+# (id, function of the base text -> broken text, expected path; None = startswith check below)
+TEXT_CASES = [
+    ("empty-file", lambda t: "", "meta.duration"),
+    ("empty-topology", lambda t: '[meta]\nduration = "1s"\n', "hosts"),
+    ("toml-syntax-error", lambda t: t.replace("[cc.qcn.cp]", "[cc.qcn.cp", 1), ""),
+    ("duplicate-table", lambda t: t + '\n[cc]\nmode = "qcn"\n', ""),
+    ("unreachable-destination",
+     lambda t: _drop(t, '[[links]]\nbetween = ["sw2", "dst"]\n'), "flows.0.dst"),
+    ("bare-number-duration", lambda t: t.replace('duration = "4s"', "duration = 4"), "meta.duration"),
+    ("bad-variant-set",
+     lambda t: t + '\n[[variants]]\nname = "broken"\nset = { "flows.0.rate" = "fast" }\n',
+     "variants.2.set: flows.0.rate"),
+    ("duplicate-variant-name",
+     lambda t: t + '\n[[variants]]\nname = "hotspot-1G"\n', "variants.2.name"),
+]
+
+
+@pytest.mark.parametrize("mutate,path", [c[1:] for c in TEXT_CASES], ids=[c[0] for c in TEXT_CASES])
+def test_bad_text(hotspot, mutate, path):
+    sc = qcnsim.Scenario.from_text(mutate(hotspot.text))
+    with pytest.raises(qcnsim.ScenarioError) as ei:
+        sc.resolved()
+    assert ei.value.path == path, str(ei.value)
+
+
+def test_run_raises_scenario_error_too(hotspot):
+    with pytest.raises(qcnsim.ScenarioError) as ei:
+        qcnsim.run(hotspot.with_overrides(["cc.qcn.cp.q_eq=200KB"]))
+    assert ei.value.path == "cc.qcn.cp.q_eq"
+
+
+def test_error_parts_and_core_class(hotspot):
+    with pytest.raises(qcnsim._core.ScenarioError) as ei:  # the core's class catches it too
+        hotspot.with_overrides(["flows.0.rate=10GB"]).resolved()
+    e = ei.value
+    assert (e.path, e.value) == ("flows.0.rate", '"10GB"')
+    assert "Gbps" in e.allowed
+    assert str(e).startswith("`flows.0.rate` = \"10GB\": expected")
+    assert e.args[1:] == (e.path, e.value, e.allowed)
+
+
+def test_core_error_without_wrapper(hotspot):
+    with pytest.raises(qcnsim._core.ScenarioError) as ei:
+        qcnsim._core.validate(hotspot.text, ["cc.mode=dctcp"])
+    assert ei.value.path == "cc.mode"
+    assert ei.value.args[1] == "cc.mode"
+
+
+@pytest.mark.parametrize("overrides,path", [c[1:] for c in OVERRIDE_CASES[::6]], ids=[c[0] for c in OVERRIDE_CASES[::6]])
+def test_bad_override_cli(overrides, path):
+    args = []
+    for o in overrides:
+        args += ["--set", o]
+    r = run_cli("validate", scenario_path("hw-hotspot-1src"), *args)
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr
+    assert r.stderr.startswith("error: ")
+    assert path in r.stderr

@@ -1,0 +1,201 @@
+"""The command line, run as a subprocess (`python -m qcnsim`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import REPO, SHORT, run_cli, scenario_path
+
+
+def _sets(overrides):
+    out = []
+    for o in overrides:
+        out += ["--set", o]
+    return out
+
+
+def assert_user_error(r, *needles):
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr
+    assert "error:" in r.stderr
+    for n in needles:
+        assert n in r.stderr, (n, r.stderr)
+
+
+def test_help_and_version():
+    r = run_cli("--help")
+    assert r.returncode == 0 and "reproduce" in r.stdout
+    r = run_cli("--version")
+    assert r.returncode == 0 and "qcnsim" in r.stdout
+
+
+def test_validate_ok():
+    r = run_cli("validate", scenario_path("hw-hotspot-1src"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("ok")
+    assert "hw-hotspot-1src" in r.stdout and "variants" in r.stdout
+    assert len(r.stdout.strip().splitlines()) == 1
+
+
+def test_validate_resolved_json():
+    r = run_cli("validate", scenario_path("hw-hotspot-1src"), "--resolved", "--set", "cc.qcn.cp.q_eq=26KB")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["cc"]["qcn"]["cp"]["q_eq"] in ("26KB", "26000B")
+
+
+def test_validate_scenario_error():
+    r = run_cli("validate", scenario_path("hw-hotspot-1src"), "--set", "cc.qcn.cp.q_eq=33Gbps")
+    assert_user_error(r, "cc.qcn.cp.q_eq")
+
+
+def test_validate_unknown_key():
+    r = run_cli("validate", scenario_path("hw-hotspot-1src"), "--set", "cc.qcn.cp.qeq=1KB")
+    assert_user_error(r, "cc.qcn.cp.qeq")
+
+
+def test_missing_file(tmp_path):
+    assert_user_error(run_cli("validate", tmp_path / "nope.toml"), "not found")
+    assert_user_error(run_cli("run", tmp_path / "nope.toml"), "not found")
+
+
+def test_bad_set_syntax():
+    r = run_cli("validate", scenario_path("hw-hotspot-1src"), "--set", "flows.0.rate")
+    assert_user_error(r, "path=value")
+    r = run_cli("run", scenario_path("hw-hotspot-1src"), "--set", "=5")
+    assert_user_error(r)
+
+
+def test_unknown_experiment(tmp_path):
+    r = run_cli("reproduce", "no-such-experiment", "--out", tmp_path / "o")
+    assert_user_error(r, "no-such-experiment")
+    assert not (tmp_path / "o").exists()
+
+
+def test_unknown_variant(tmp_path):
+    r = run_cli("run", scenario_path("hw-hotspot-1src"), "--variant", "nope", "--out", tmp_path / "o")
+    assert_user_error(r, "nope")
+
+
+def test_not_toml(tmp_path):
+    p = tmp_path / "x.toml"
+    p.write_text("this is [ not toml")
+    assert_user_error(run_cli("validate", p), "TOML")
+
+
+def test_bad_cli_usage():
+    r = run_cli("run")  # argparse: missing SCENARIO
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    r = run_cli("run", scenario_path("hw-hotspot-1src"), "--seed", "minus-one")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_run_writes_results(tmp_path):
+    out = tmp_path / "r"
+    r = run_cli("run", scenario_path("hw-hotspot-1src"), "--out", out, *_sets(SHORT), "--seed", "4",
+                "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    names = {p.name for p in out.iterdir()}
+    assert {"run.json", "summary.csv", "port_throughput.csv", "queue_samples.csv", "rp_rates.csv",
+            "flows.csv", "ports.csv", "events.csv"} <= names
+    info = json.loads((out / "run.json").read_text())
+    assert info["seed"] == 4 and info["complete"] is True
+    assert "recovery_time" in r.stdout  # the summary is printed
+
+
+def test_run_variant_default_out(tmp_path):
+    r = run_cli("run", scenario_path("hw-hotspot-1src"), "--variant", "hotspot-1G", *_sets(SHORT),
+                cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "results" / "hw-hotspot-1src" / "hotspot-1G"
+    info = json.loads((out / "run.json").read_text())
+    assert info["resolved"]["schedule"][0]["rate"] == "1Gbps"
+
+
+def test_plot_command(tmp_path):
+    out = tmp_path / "r"
+    assert run_cli("run", scenario_path("hw-hotspot-1src"), "--out", out, *_sets(SHORT)).returncode == 0
+    r = run_cli("plot", out, "--out", tmp_path / "figs")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "figs" / "throughput.png").is_file()
+    assert (tmp_path / "figs" / "queue.png").is_file()
+    assert_user_error(run_cli("plot", tmp_path / "missing"), "not found")
+
+
+def test_reproduce_list():
+    r = run_cli("reproduce", "--list", cwd="/")
+    assert r.returncode == 0
+    names = r.stdout.split()
+    assert "hw-hotspot-1src" in names and "hw-4rp" in names  # from the copy built into the package
+
+
+def test_reproduce_quick_and_resume(tmp_path):
+    out = tmp_path / "hs"
+    args = ["reproduce", "hw-hotspot-1src", "--out", out, "--quick", *_sets(SHORT[2:]),
+            "--set", "meta.duration=60ms", "--set", "meta.quick_duration=60ms"]
+    r = run_cli(*args, cwd=tmp_path)  # not the repo: uses the scenarios built into the package
+    assert r.returncode == 0, r.stderr
+    for v in ("hotspot-0.5G", "hotspot-1G"):
+        assert (out / v / "run.json").is_file()
+    for f in ("summary.csv", "summary.md", "throughput.png", "queue.png", "cr.png"):
+        assert (out / f).is_file(), f
+    summary = (out / "summary.csv").read_text().splitlines()
+    assert summary[0].startswith("variant,metric,value,unit")
+    assert any("recovery_time" in line for line in summary)
+    assert "| variant |" in r.stdout
+    mtime = (out / "hotspot-1G" / "run.json").stat().st_mtime_ns
+    r2 = run_cli(*args, cwd=tmp_path)
+    assert r2.returncode == 0, r2.stderr
+    assert "skipping" in r2.stderr
+    assert (out / "hotspot-1G" / "run.json").stat().st_mtime_ns == mtime
+
+
+def test_bench_not_built(tmp_path):
+    env = {"PATH": os.path.dirname(sys.executable), "QCNSIM_BENCH": ""}
+    r = run_cli("bench", "--help", cwd=tmp_path, env=env)
+    assert_user_error(r, "cargo build --release -p qcnsim-core --bin qcnsim-bench")
+
+
+def test_ctrl_c_exits_130(tmp_path):
+    """SIGINT during a long run: exit status 130, a short message, no traceback."""
+    sc = scenario_path("hw-hotspot-1src")
+    env = dict(os.environ, QCNSIM_PROGRESS="1")
+    p = subprocess.Popen([sys.executable, "-m", "qcnsim", "run", str(sc), "--out", str(tmp_path / "o"),
+                          "--set", "meta.duration=200s"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    seen = bytearray()
+    started = threading.Event()
+
+    def reader():
+        while True:
+            b = p.stderr.read(1)
+            if not b:
+                return
+            seen.extend(b)
+            if b"%" in seen:  # the progress bar is up: the simulation is running
+                started.set()
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    if not started.wait(120):
+        p.kill()
+        pytest.fail(f"no progress output: {bytes(seen)!r}")
+    p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        pytest.fail("the run did not stop on SIGINT")
+    t.join(5)
+    err = bytes(seen).decode(errors="replace")
+    assert rc == 130, err
+    assert "Traceback" not in err
+    assert "interrupted" in err
+    assert not (tmp_path / "o").exists()

@@ -1,0 +1,115 @@
+"""Figures and the progress bar, on synthetic results (no simulation needed)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+import qcnsim
+from qcnsim import plot
+from qcnsim.run import ProgressBar, _want_bar
+from qcnsim.reproduce import combined_summary, parse_time_ps, to_markdown
+
+
+def _png(p):
+    assert p is not None and p.is_file()
+    assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plots_several_labelled_runs(tmp_path, fake_results):
+    runs = {"standard": fake_results, "nic-fb": fake_results}
+    _png(plot.throughput(runs, tmp_path / "thr.png"))
+    _png(plot.queue(runs, tmp_path / "q.png"))
+    _png(plot.rates(runs, tmp_path / "cr.png"))
+    _png(plot.rates([("a", fake_results)], tmp_path / "tr.png", which="tr"))
+    made = plot.plot_all(fake_results, tmp_path / "all")
+    assert {p.name for p in made} == {"throughput.png", "queue.png", "cr.png", "tr.png"}
+
+
+def test_plot_nothing_to_draw(tmp_path):
+    empty = qcnsim.Results({}, {"seed": 0})
+    assert plot.throughput(empty, tmp_path / "x.png") is None
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_plot_load_runs(tmp_path, fake_results):
+    fake_results.write(tmp_path / "a")
+    fake_results.write(tmp_path / "b")
+    runs = plot.load_runs(tmp_path)
+    assert [label for label, _ in runs] == ["a", "b"]
+    assert [label for label, _ in plot.load_runs(tmp_path / "a")] == [""]
+    with pytest.raises(FileNotFoundError):
+        plot.load_runs(tmp_path / "a" / "nonexistent")
+
+
+def test_combined_summary_and_markdown(fake_results):
+    s = combined_summary([("std", fake_results), ("nic", fake_results)])
+    assert s.columns[0] == "variant"
+    assert s.height == 2 * fake_results.summary.height
+    md = to_markdown(s)
+    assert md.splitlines()[0].startswith("| variant | metric | value | unit | detail |")
+    assert "recovery_time" in md
+
+
+def test_progress_bar_is_silent_at_first_then_shows_eta():
+    now = [0.0]
+    buf = io.StringIO()
+    bar = ProgressBar(label="x", stream=buf, delay=2.0, clock=lambda: now[0])
+    now[0] = 1.0
+    bar(0.1)
+    assert buf.getvalue() == ""
+    now[0] = 4.0
+    bar(0.5)
+    out = buf.getvalue()
+    assert " 50.0%" in out and "ETA" in out and "4s" in out  # 4 s elapsed for half -> 4 s left
+    bar.close()
+    assert buf.getvalue().endswith("\n")
+
+
+def test_progress_bar_short_run_prints_nothing():
+    buf = io.StringIO()
+    bar = ProgressBar(stream=buf, delay=2.0, clock=lambda: 0.5)
+    bar(1.0)
+    bar.close()
+    assert buf.getvalue() == ""
+
+
+def test_want_bar(monkeypatch):
+    assert _want_bar(True) is True
+    assert _want_bar(False) is False
+    monkeypatch.setenv("QCNSIM_PROGRESS", "1")
+    assert _want_bar(None) is True
+    monkeypatch.setenv("QCNSIM_PROGRESS", "never")
+    assert _want_bar(None) is False
+
+
+def test_run_passes_progress_and_seed_to_core(monkeypatch):
+    """The Python run() wrapper with the core replaced by a stub (plumbing only)."""
+    from conftest import fake_core_output
+
+    seen = {}
+
+    def fake_run(text, overrides, seed, progress):
+        seen.update(text=text, overrides=overrides, seed=seed)
+        for f in (0.0, 0.5, 1.0):
+            progress(f)
+        return fake_core_output(seed=seed)
+
+    monkeypatch.setattr(qcnsim._core, "run", fake_run)
+    monkeypatch.setattr(qcnsim._core, "validate", lambda t, o: '{"meta": {"name": "stub"}}')
+    fr = []
+    sc = qcnsim.Scenario.from_text("[meta]\n").with_overrides(["a.b=1"])
+    res = qcnsim.run(sc, seed=7, progress=fr.append)
+    assert fr == [0.0, 0.5, 1.0]
+    assert seen == {"text": "[meta]\n", "overrides": ["a.b=1"], "seed": 7}
+    assert res.seed == 7 and res.run_info["overrides"] == ["a.b=1"]
+
+
+def test_parse_time_ps():
+    assert parse_time_ps("4s") == 4 * 10**12
+    assert parse_time_ps("0.5us") == 500_000
+    assert parse_time_ps("10ms") == 10**10
+    assert parse_time_ps(123) == 123
+    with pytest.raises(ValueError):
+        parse_time_ps("fast")
