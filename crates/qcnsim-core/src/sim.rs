@@ -14,7 +14,7 @@
 
 use crate::api::{ColumnData, RunError, RunOutput, Table};
 use crate::engine::rng::kinds;
-use crate::engine::{EventQueue, Rng, StreamId};
+use crate::engine::{EventQueue, LazyTimer, Popped, Rng, StreamId};
 use crate::proto::qcn_cp::Cp;
 use crate::proto::qcn_rp::{Rp, RpOutput, RpParams, TimerCmd};
 use crate::scenario::{Capacity, CcMode, NodeKind, Routes, Scenario, Traffic};
@@ -23,6 +23,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 const NONE: u32 = u32::MAX;
+const NEVER: SimTime = SimTime::MAX;
 
 /// Engine events. Small and `Copy`; indices refer to the simulator's arenas.
 #[derive(Clone, Copy, Debug)]
@@ -89,6 +90,12 @@ struct Port {
     /// Propagation only (to a host).
     prop: SimTime,
     rate: f64,
+    /// Serialisation time of the last frame size seen at the current rate (a cache: frames
+    /// mostly have one size).
+    last_size: u32,
+    last_tx: SimTime,
+    /// The transmitting node is a switch (its data frames count as forwarded).
+    from_switch: bool,
     cap: Capacity,
     q: VecDeque<u32>,
     ctrl: VecDeque<u32>,
@@ -104,7 +111,8 @@ struct Port {
     drop_bytes: u64,
     cnm_sent: u64,
     max_q_bytes: u64,
-    q_area: f64,
+    /// Integral of the queue length over time, byte·ps.
+    q_area: u128,
     q_last_t: SimTime,
 }
 
@@ -116,7 +124,7 @@ impl Port {
 
     #[inline]
     fn track_q(&mut self, now: SimTime) {
-        self.q_area += self.q_bytes as f64 * (now - self.q_last_t) as f64;
+        self.q_area += self.q_bytes as u128 * (now - self.q_last_t) as u128;
         self.q_last_t = now;
     }
 }
@@ -136,7 +144,10 @@ struct Flow {
     p: f64,
     rng: Rng,
     gen_k: u64,
+    /// Time of the next frame, or NEVER.
     next_gen: SimTime,
+    /// No Gen event is pending: frames are generated at the next rate-limiter departure.
+    gen_lazy: bool,
     gen_bytes: u64,
     // rate limiter / reaction point
     rp: Option<Rp>,
@@ -148,9 +159,14 @@ struct Flow {
     tokens: f64,
     tokens_t: SimTime,
     rl_rate: f64,
-    rl_gen: u32,
-    rl_pending: bool,
-    timer_gen: u32,
+    /// Picoseconds per byte at `rl_rate`.
+    rl_ps_per_byte: f64,
+    /// Departure of the head of the rate-limiter queue.
+    rl_timer: LazyTimer,
+    /// The RP's rate-increase timer.
+    rp_timer: LazyTimer,
+    /// Time between CBR frames, ps (fractional; frame k is due at start + round(k * gap)).
+    cbr_gap_ps: f64,
     // counters
     gen_frames: u64,
     sent_frames: u64,
@@ -164,6 +180,14 @@ struct Flow {
     delay_sum: f64,
     finish: Option<SimTime>,
     cnm_rx: u64,
+}
+
+impl Flow {
+    #[inline]
+    fn set_rl_rate(&mut self, rate: f64) {
+        self.rl_rate = rate;
+        self.rl_ps_per_byte = 8.0 * units::SEC as f64 / rate;
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -230,6 +254,7 @@ pub struct Sim<'a> {
     events: u64,
     frames_forwarded: u64,
     live_data: u64,
+    lazy_gen: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -296,6 +321,9 @@ impl<'a> Sim<'a> {
                     },
                 prop,
                 rate: link.rate_bps,
+                last_size: 0,
+                last_tx: 0,
+                from_switch: sc.nodes[from].kind == NodeKind::Switch,
                 cap: sc.port_capacity(p),
                 q: VecDeque::with_capacity(64),
                 ctrl: VecDeque::new(),
@@ -310,7 +338,7 @@ impl<'a> Sim<'a> {
                 drop_bytes: 0,
                 cnm_sent: 0,
                 max_q_bytes: 0,
-                q_area: 0.0,
+                q_area: 0,
                 q_last_t: 0,
             });
         }
@@ -344,6 +372,7 @@ impl<'a> Sim<'a> {
                 rng: Rng::stream(seed, StreamId::new(kinds::SOURCE, i as u32, 0)),
                 gen_k: 0,
                 next_gen: f.start,
+                gen_lazy: false,
                 gen_bytes: 0,
                 rp,
                 rl_q: VecDeque::new(),
@@ -353,9 +382,10 @@ impl<'a> Sim<'a> {
                 tokens: 0.0,
                 tokens_t: 0,
                 rl_rate: nic_rate,
-                rl_gen: 0,
-                rl_pending: false,
-                timer_gen: 0,
+                rl_ps_per_byte: 8.0 * units::SEC as f64 / nic_rate,
+                rl_timer: LazyTimer::default(),
+                rp_timer: LazyTimer::default(),
+                cbr_gap_ps: f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps,
                 rpp,
                 gen_frames: 0,
                 sent_frames: 0,
@@ -387,6 +417,7 @@ impl<'a> Sim<'a> {
             events: 0,
             frames_forwarded: 0,
             live_data: 0,
+            lazy_gen: true,
         };
         for i in 0..sim.flows.len() {
             let f = &mut sim.flows[i];
@@ -396,8 +427,12 @@ impl<'a> Sim<'a> {
                 Traffic::Poisson => start + Self::poisson_gap(f),
                 Traffic::Cbr => start,
             };
-            f.next_gen = t0;
-            sim.q.push(t0, Ev::Gen { flow: i as u32 });
+            if t0 < f.stop {
+                f.next_gen = t0;
+                sim.q.push(t0, Ev::Gen { flow: i as u32 });
+            } else {
+                f.next_gen = NEVER;
+            }
             let f = &mut sim.flows[i];
             if let Some(rp) = f.rp.as_mut() {
                 let out = rp.start(&f.rpp, start);
@@ -444,6 +479,9 @@ impl<'a> Sim<'a> {
             }
         }
         self.now = self.end;
+        for fi in 0..self.flows.len() {
+            self.catch_up(fi, self.end);
+        }
         for p in self.ports.iter_mut() {
             p.track_q(self.end);
         }
@@ -456,8 +494,10 @@ impl<'a> Sim<'a> {
         match ev {
             Ev::Gen { flow } => self.on_gen(flow as usize),
             Ev::RlRelease { flow, gen } => {
-                if self.flows[flow as usize].rl_gen == gen {
-                    self.on_rl_release(flow as usize);
+                match self.flows[flow as usize].rl_timer.popped(self.now, gen) {
+                    Popped::Fire => self.on_rl_release(flow as usize),
+                    Popped::Requeue(t) => self.q.push(t, Ev::RlRelease { flow, gen }),
+                    Popped::Stale => {}
                 }
             }
             Ev::SwitchArrive { pkt } => self.on_switch_arrive(pkt),
@@ -469,17 +509,23 @@ impl<'a> Sim<'a> {
             Ev::HostControl { pkt } => self.on_host_control(pkt),
             Ev::RpTimer { flow, gen } => {
                 let f = &mut self.flows[flow as usize];
-                if f.timer_gen == gen {
-                    if let Some(rp) = f.rp.as_mut() {
-                        let out = rp.on_timer(&f.rpp, self.now);
-                        self.rp_output(flow as usize, out, self.now);
+                match f.rp_timer.popped(self.now, gen) {
+                    Popped::Fire => {
+                        if let Some(rp) = f.rp.as_mut() {
+                            let out = rp.on_timer(&f.rpp, self.now);
+                            self.rp_output(flow as usize, out, self.now);
+                        }
                     }
+                    Popped::Requeue(t) => self.q.push(t, Ev::RpTimer { flow, gen }),
+                    Popped::Stale => {}
                 }
             }
             Ev::PortRate { entry } => {
                 let s = &self.sc.schedule[entry as usize];
                 // The frame in transmission finishes at the old rate.
-                self.ports[s.port].rate = s.rate_bps;
+                let port = &mut self.ports[s.port];
+                port.rate = s.rate_bps;
+                port.last_size = 0;
             }
             Ev::SampleQueues => {
                 let t = self.now;
@@ -531,8 +577,9 @@ impl<'a> Sim<'a> {
 
     // ---------------------------------------------------------------- traffic sources
 
-    fn on_gen(&mut self, fi: usize) {
-        let now = self.now;
+    /// Create the flow's next frame, born at `t` (its scheduled generation time), and advance
+    /// the generator to the following one.
+    fn make_frame(&mut self, fi: usize, t: SimTime) -> u32 {
         let f = &mut self.flows[fi];
         let mut size = f.frame;
         if let Some(total) = f.size {
@@ -544,25 +591,24 @@ impl<'a> Sim<'a> {
         f.gen_bytes += size as u64;
         f.gen_frames += 1;
         f.gen_k += 1;
-        // schedule the next frame
         let more = f.size.is_none_or(|total| f.gen_bytes < total);
+        f.next_gen = NEVER;
         if more {
             let next = match f.traffic {
                 Traffic::Cbr => {
                     // k-th frame at start + k*frame*8/rate, computed without accumulating error
-                    let bits = f.gen_k as f64 * f.frame as f64 * 8.0;
-                    f.start + (bits * units::SEC as f64 / f.rate_bps).round() as SimTime
+                    f.start + (f.gen_k as f64 * f.cbr_gap_ps).round() as SimTime
                 }
-                Traffic::Bernoulli => now + (1 + f.rng.geometric(f.p)) * f.slot_ps,
-                Traffic::Poisson => now + Self::poisson_gap(f),
+                Traffic::Bernoulli => t + (1 + f.rng.geometric(f.p)) * f.slot_ps,
+                Traffic::Poisson => t + Self::poisson_gap(f),
             };
             if next < f.stop {
                 f.next_gen = next;
-                self.q.push(next, Ev::Gen { flow: fi as u32 });
             }
         }
-        let pkt = self.alloc(Pkt {
-            born: now,
+        self.live_data += 1;
+        self.alloc(Pkt {
+            born: t,
             size,
             flow: fi as u32,
             hop: 0,
@@ -570,9 +616,40 @@ impl<'a> Sim<'a> {
             qntz: 0,
             dst: 0,
             at: 0,
-        });
-        self.live_data += 1;
+        })
+    }
+
+    fn on_gen(&mut self, fi: usize) {
+        let pkt = self.make_frame(fi, self.now);
         self.rl_offer(fi, pkt);
+        self.schedule_gen(fi);
+    }
+
+    /// Schedule the next generation event, unless the rate limiter is backlogged: then the
+    /// generator runs lazily (see [`Sim::catch_up`]), which saves one event per frame.
+    fn schedule_gen(&mut self, fi: usize) {
+        let f = &mut self.flows[fi];
+        if self.lazy_gen && !f.rl_q.is_empty() {
+            f.gen_lazy = true;
+        } else {
+            f.gen_lazy = false;
+            if f.next_gen != NEVER {
+                self.q.push(f.next_gen, Ev::Gen { flow: fi as u32 });
+            }
+        }
+    }
+
+    /// While a flow's rate-limiter queue is not empty, nothing but its own departures removes
+    /// frames from it, so frames generated since the last departure can be appended (or
+    /// dropped, when the queue is full) in generation order at the next departure, with the
+    /// same outcome as one event per frame. Frames generated at the departure instant itself
+    /// are taken first.
+    fn catch_up(&mut self, fi: usize, now: SimTime) {
+        while self.flows[fi].gen_lazy && self.flows[fi].next_gen <= now {
+            let t = self.flows[fi].next_gen;
+            let pkt = self.make_frame(fi, t);
+            self.rl_enqueue(fi, pkt);
+        }
     }
 
     // ---------------------------------------------------------------- rate limiter
@@ -605,6 +682,13 @@ impl<'a> Sim<'a> {
                 return;
             }
         }
+        self.rl_enqueue(fi, pkt);
+    }
+
+    /// Append a frame to the rate-limiter queue, or drop it when the queue is full.
+    fn rl_enqueue(&mut self, fi: usize, pkt: u32) {
+        let f = &mut self.flows[fi];
+        let size = self.pkts[pkt as usize].size;
         if f.rl_q_bytes + size as u64 > f.rl_cap {
             f.rl_drops += 1;
             self.release(pkt);
@@ -612,7 +696,7 @@ impl<'a> Sim<'a> {
         }
         f.rl_q.push_back(pkt);
         f.rl_q_bytes += size as u64;
-        if !f.rl_pending {
+        if !f.rl_timer.is_armed() {
             self.schedule_rl(fi);
         }
     }
@@ -622,7 +706,7 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let f = &mut self.flows[fi];
         let Some(&head) = f.rl_q.front() else {
-            f.rl_pending = false;
+            f.rl_timer.cancel();
             return;
         };
         let size = self.pkts[head as usize].size as f64;
@@ -633,23 +717,28 @@ impl<'a> Sim<'a> {
         let dt = if need <= 1e-6 {
             0
         } else {
-            (need * 8.0 * units::SEC as f64 / f.rl_rate).ceil() as SimTime
+            (need * f.rl_ps_per_byte).ceil() as SimTime
         };
-        f.rl_gen = f.rl_gen.wrapping_add(1);
-        f.rl_pending = true;
-        self.q.push(
-            now + dt,
-            Ev::RlRelease {
-                flow: fi as u32,
-                gen: f.rl_gen,
-            },
-        );
+        self.arm_rl(fi, now + dt);
+    }
+
+    #[inline]
+    fn arm_rl(&mut self, fi: usize, at: SimTime) {
+        if let Some(gen) = self.flows[fi].rl_timer.arm(at) {
+            self.q.push(
+                at,
+                Ev::RlRelease {
+                    flow: fi as u32,
+                    gen,
+                },
+            );
+        }
     }
 
     fn on_rl_release(&mut self, fi: usize) {
         let now = self.now;
+        self.catch_up(fi, now);
         let f = &mut self.flows[fi];
-        f.rl_pending = false;
         let Some(pkt) = f.rl_q.pop_front() else {
             return;
         };
@@ -662,22 +751,16 @@ impl<'a> Sim<'a> {
         }
         let empty = f.rl_q.is_empty();
         self.leave_rl(fi, pkt, empty);
+        if self.flows[fi].gen_lazy && self.flows[fi].rl_q.is_empty() {
+            self.schedule_gen(fi);
+        }
         let f = &self.flows[fi];
-        if !f.rl_q.is_empty() && !f.rl_pending {
+        if !f.rl_q.is_empty() && !f.rl_timer.is_armed() {
             if Self::rl_limited(f) {
                 self.schedule_rl(fi);
             } else {
                 // limiter released with frames waiting: drain at once
-                let f = &mut self.flows[fi];
-                f.rl_gen = f.rl_gen.wrapping_add(1);
-                f.rl_pending = true;
-                self.q.push(
-                    now,
-                    Ev::RlRelease {
-                        flow: fi as u32,
-                        gen: f.rl_gen,
-                    },
-                );
+                self.arm_rl(fi, now);
             }
         }
     }
@@ -700,26 +783,29 @@ impl<'a> Sim<'a> {
         match out.timer {
             TimerCmd::Keep => {}
             TimerCmd::Arm(at) => {
-                f.timer_gen = f.timer_gen.wrapping_add(1);
-                self.q.push(
-                    at.max(now),
-                    Ev::RpTimer {
-                        flow: fi as u32,
-                        gen: f.timer_gen,
-                    },
-                );
+                let at = at.max(now);
+                if let Some(gen) = f.rp_timer.arm(at) {
+                    self.q.push(
+                        at,
+                        Ev::RpTimer {
+                            flow: fi as u32,
+                            gen,
+                        },
+                    );
+                }
             }
-            TimerCmd::Cancel => f.timer_gen = f.timer_gen.wrapping_add(1),
+            TimerCmd::Cancel => f.rp_timer.cancel(),
         }
         if out.rate_changed {
             let Some(rp) = f.rp.as_ref() else { return };
+            let cr = rp.current_rate();
             if rp.is_active() {
                 // bank the tokens earned at the old rate, then continue at the new one
                 f.tokens = Self::tokens_now(f, now);
                 f.tokens_t = now;
             }
-            f.rl_rate = rp.current_rate();
-            if f.rl_pending && !f.rl_q.is_empty() {
+            f.set_rl_rate(cr);
+            if f.rl_timer.is_armed() && !f.rl_q.is_empty() {
                 self.schedule_rl(fi);
             }
         }
@@ -818,8 +904,11 @@ impl<'a> Sim<'a> {
             return;
         };
         let pk = self.pkts[pkt as usize];
-        let tx = units::tx_time_f(pk.size as u64, port.rate);
-        let end = now + tx;
+        if pk.size != port.last_size {
+            port.last_size = pk.size;
+            port.last_tx = units::tx_time_f(pk.size as u64, port.rate);
+        }
+        let end = now + port.last_tx;
         port.busy_until = end;
         port.tx_frames += 1;
         port.tx_bytes += pk.size as u64;
@@ -837,7 +926,7 @@ impl<'a> Sim<'a> {
         }
         let peer = port.peer;
         if port.peer_is_switch {
-            if pk.kind == KIND_DATA && self.sc.nodes[port.node as usize].kind == NodeKind::Switch {
+            if pk.kind == KIND_DATA && port.from_switch {
                 self.frames_forwarded += 1;
             }
             let t = end + port.to_peer_queue;
@@ -846,7 +935,7 @@ impl<'a> Sim<'a> {
         } else {
             let t = end + port.prop;
             if pk.kind == KIND_DATA {
-                if self.sc.nodes[port.node as usize].kind == NodeKind::Switch {
+                if port.from_switch {
                     self.frames_forwarded += 1;
                 }
                 self.deliver(pkt, t);
@@ -954,13 +1043,20 @@ impl<'a> Sim<'a> {
                 // a newly allocated rate limiter starts with a full bucket
                 f.tokens = f.burst;
                 f.tokens_t = now;
-                f.rl_rate = rp.current_rate();
+                let cr = rp.current_rate();
+                f.set_rl_rate(cr);
             }
             self.rp_output(fi, out, now);
         }
     }
 
     // ---------------------------------------------------------------- results
+
+    /// Generate every frame with its own event (slower; the default lazy generator must give
+    /// identical results, which a test checks).
+    pub fn set_lazy_generation(&mut self, on: bool) {
+        self.lazy_gen = on;
+    }
 
     pub fn events(&self) -> u64 {
         self.events
@@ -1255,7 +1351,7 @@ impl<'a> Sim<'a> {
                     )
                     .col(
                         "mean_qlen_bytes",
-                        ColumnData::F64(ps.iter().map(|p| p.q_area / dur).collect()),
+                        ColumnData::F64(ps.iter().map(|p| p.q_area as f64 / dur).collect()),
                     ),
             );
         }

@@ -4,6 +4,8 @@
 
 pub mod queue;
 pub mod rng;
+pub mod timer;
 
 pub use queue::EventQueue;
 pub use rng::{Rng, StreamId};
+pub use timer::{LazyTimer, Popped};

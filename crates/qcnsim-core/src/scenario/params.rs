@@ -249,7 +249,9 @@ mod tests {
     #[test]
     fn params_doc_matches_params_table() {
         let text = std::fs::read_to_string(DOC).expect("docs/parameters.md is readable");
-        let b = text.find(BEGIN).expect("docs/parameters.md has <!-- params:begin -->");
+        let b = text
+            .find(BEGIN)
+            .expect("docs/parameters.md has <!-- params:begin -->");
         let start = b + BEGIN.len();
         let end = start
             + text[start..]
