@@ -71,6 +71,13 @@ def _series_plot(
 ) -> Optional[Path]:
     rl = _runs(runs)
     tmax = _max_t(rl, table)
+    key_set = set()
+    for _, r in rl:
+        df = r.tables.get(table)
+        if df is not None and df.height and key in df.columns:
+            key_set.update(k for k in df[key].unique().to_list() if keys is None or k in keys)
+    if len(key_set) == 1:
+        title = f"{title} ({next(iter(key_set))})"
     if tmax <= 0:
         return None
     div, unit = _time_scale(tmax)
@@ -97,7 +104,9 @@ def _series_plot(
         plt.close(fig)
         return None
     if extra is not None:
-        extra(ax)
+        for run_label, r in rl:
+            extra(ax, run_label, r, yscale)
+    ax.set_ylim(bottom=0)
     ax.set_xlabel(f"time ({unit})")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -112,6 +121,43 @@ def _series_plot(
     return out
 
 
+_BYTE_UNITS = {"B": 1, "KB": 10**3, "kB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 2**10, "MiB": 2**20,
+               "GiB": 2**30}
+
+
+def _bytes(v) -> Optional[float]:
+    import re
+
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    m = re.fullmatch(r"\s*([0-9_.]+)\s*([A-Za-z]+)\s*", str(v))
+    if not m or m.group(2) not in _BYTE_UNITS:
+        return None
+    try:
+        return float(m.group(1).replace("_", "")) * _BYTE_UNITS[m.group(2)]
+    except ValueError:
+        return None
+
+
+def _qeq_line(ax, run_label, res, yscale) -> None:
+    """A dashed line at the CP set point Qeq (once per distinct value)."""
+    try:
+        cc = res.resolved.get("cc", {})
+        if cc.get("mode") != "qcn":
+            return
+        q = _bytes(cc["qcn"]["cp"]["q_eq"])
+    except (KeyError, TypeError, AttributeError):
+        return
+    if q is None:
+        return
+    drawn = getattr(ax, "_qcnsim_qeq", set())
+    if q in drawn:
+        return
+    drawn.add(q)
+    ax._qcnsim_qeq = drawn
+    ax.axhline(q / yscale, color="grey", linestyle="--", linewidth=0.8, label=f"Qeq {q / 1e3:g} KB")
+
+
 def throughput(runs: Runs, out: Union[str, "os.PathLike[str]"], ports: Optional[Sequence[object]] = None,
                title: str = "Throughput at the port output") -> Optional[Path]:
     """Throughput (Gb/s) vs time per port, from ``port_throughput``."""
@@ -121,9 +167,10 @@ def throughput(runs: Runs, out: Union[str, "os.PathLike[str]"], ports: Optional[
 
 def queue(runs: Runs, out: Union[str, "os.PathLike[str]"], ports: Optional[Sequence[object]] = None,
           title: str = "Queue length") -> Optional[Path]:
-    """Queue length (KB = 1000 B) vs time per port, from ``queue_samples``."""
+    """Queue length (KB = 1000 B) vs time per port, from ``queue_samples``, with the QCN set
+    point Qeq as a dashed line."""
     return _series_plot(runs, "queue_samples", "port", "qlen_bytes", 1e3, "queue length (KB)",
-                        title, out, keys=ports)
+                        title, out, keys=ports, extra=_qeq_line)
 
 
 def rates(runs: Runs, out: Union[str, "os.PathLike[str]"], flows: Optional[Sequence[object]] = None,
