@@ -991,6 +991,9 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let sw = self.ports[cp_port].node as usize;
         let src = self.flows[flow as usize].src;
+        let Some(out) = self.routes.next(sw, src as usize) else {
+            return;
+        };
         self.ports[cp_port].cnm_sent += 1;
         if self.rec.rec_cnm_sent {
             self.rec.event(EvRec {
@@ -1001,9 +1004,6 @@ impl<'a> Sim<'a> {
                 value: qntz as i64,
             });
         }
-        let Some(out) = self.routes.next(sw, src as usize) else {
-            return;
-        };
         let pkt = self.alloc(Pkt {
             born: now,
             size: self.sc.qcn.cnm_bytes,

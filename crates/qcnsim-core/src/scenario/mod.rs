@@ -222,7 +222,7 @@ impl Scenario {
 
 /// Parse and validate scenario text with overrides.
 pub fn load(text: &str, overrides: &[String]) -> Res<Scenario> {
-    let mut doc: Value = match text.parse::<toml::Table>() {
+    let base: Value = match text.parse::<toml::Table>() {
         Ok(t) => Value::Table(t),
         Err(e) => {
             let msg = e.message().to_string();
@@ -236,25 +236,25 @@ pub fn load(text: &str, overrides: &[String]) -> Res<Scenario> {
             return Err(ScenarioError::new("", loc, msg));
         }
     };
+    let mut doc = base.clone();
     reader::apply_overrides(&mut doc, overrides)?;
     let Value::Table(root) = &doc else {
         unreachable!()
     };
     let mut sc = parse_root(root)?;
-    // Each variant must itself be a valid scenario.
-    if let Some(Value::Array(vars)) = root.get("variants") {
+    // Each variant must itself be a valid scenario: the base, then the variant's `set`, then
+    // the user's overrides (which win), as `qcnsim reproduce` runs it.
+    if let Some(Value::Array(vars)) = base.get("variants") {
         for (i, v) in vars.iter().enumerate() {
             let Some(set) = v.get("set").and_then(|s| s.as_table()) else {
                 continue;
             };
-            let mut vdoc = doc.clone();
-            if let Value::Table(t) = &mut vdoc {
-                t.remove("variants");
-            }
+            let mut vdoc = base.clone();
             for (k, val) in set {
                 reader::set_path(&mut vdoc, k, val.clone())
                     .map_err(|e| prefix_err(e, &format!("variants.{i}.set")))?;
             }
+            reader::apply_overrides(&mut vdoc, overrides)?;
             let Value::Table(vroot) = &vdoc else {
                 unreachable!()
             };
@@ -285,14 +285,12 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         return Err(meta.err("duration", "\"0s\"", "a duration above zero"));
     }
     let quick = meta.opt_time("quick_duration")?;
-    if let Some(q) = quick {
-        if q == 0 || q > duration {
-            return Err(meta.err(
-                "quick_duration",
-                units::fmt_time(q),
-                "a duration above zero and at most meta.duration",
-            ));
-        }
+    if quick == Some(0) {
+        return Err(meta.err(
+            "quick_duration",
+            "\"0s\"",
+            "a duration above zero (reproduce --quick runs min(quick_duration, duration))",
+        ));
     }
     let seed = meta.int_in("seed", 1, 0, i64::MAX)? as u64;
     resolved.insert("meta".into(), Json::Object(meta.finish()?));
@@ -620,6 +618,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
     resolved.insert("cc".into(), Json::Object(cc.finish()?));
     if sc.cc == CcMode::Qcn {
         check_qeq(&sc)?;
+        check_rp(&sc)?;
     }
 
     // [metrics]
@@ -913,7 +912,7 @@ fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
     let mut rpr = q.sub("rp")?;
     let (rp, rl_queue_bytes, rl_burst_bytes) = params::read_rp(&mut rpr)?;
     q.put("rp", Json::Object(rpr.finish()?));
-    let cnm_bytes = q.bytes_or("cnm_frame", 64)?;
+    let cnm_bytes = q.bytes_or("cnm_frame", 128)?;
     if !(64..=1518).contains(&cnm_bytes) {
         return Err(q.err(
             "cnm_frame",
@@ -968,6 +967,33 @@ fn check_qeq(sc: &Scenario) -> Res<()> {
                 ),
             ));
         }
+    }
+    Ok(())
+}
+
+/// The RP parameters must make sense for every flow's line rate.
+fn check_rp(sc: &Scenario) -> Res<()> {
+    sc.qcn
+        .cp
+        .validate()
+        .map_err(|e| ScenarioError::new("cc.qcn.cp", "these parameters", e))?;
+    for f in &sc.flows {
+        let line = sc.links[f.path[0] / 2].rate_bps;
+        if sc.qcn.rp.min_rate_bps > line {
+            return Err(ScenarioError::new(
+                "cc.qcn.rp.min_rate",
+                format!("{:?}", units::fmt_rate(sc.qcn.rp.min_rate_bps)),
+                format!(
+                    "a rate up to the line rate {} of flow {:?}",
+                    units::fmt_rate(line),
+                    f.name
+                ),
+            ));
+        }
+        let mut p = sc.qcn.rp.clone();
+        p.line_rate_bps = line;
+        p.validate()
+            .map_err(|e| ScenarioError::new("cc.qcn.rp", "these parameters", e))?;
     }
     Ok(())
 }

@@ -49,7 +49,7 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: RP, key: "r_ai", kind: Kind::Rate, default: "5Mbps", source: MIB, help: "R_AI, the active-increase step of the target rate (rpgAiRate)." },
     ParamSpec { section: RP, key: "r_hai", kind: Kind::Rate, default: "50Mbps", source: MIB, help: "R_HAI, the hyper-active increase step (rpgHaiRate)." },
     ParamSpec { section: RP, key: "gd", kind: Kind::Float { min: 1e-9, max: 1.0 }, default: "0.0078125", source: MIB, help: "Gd, the decrease gain: CR <- CR(1 - Gd*QntzFb) (rpgGd = 7 means 2^-7)." },
-    ParamSpec { section: RP, key: "min_dec_factor", kind: Kind::Float { min: 0.0, max: 1.0 }, default: "0.5", source: MIB, help: "Smallest factor one CNM may multiply CR by (rpgMinDecFac = 50 %)." },
+    ParamSpec { section: RP, key: "min_dec_factor", kind: Kind::Float { min: 0.01, max: 1.0 }, default: "0.5", source: MIB, help: "Smallest factor one CNM may multiply CR by (rpgMinDecFac = 50 %)." },
     ParamSpec { section: RP, key: "min_rate", kind: Kind::Rate, default: "5Mbps", source: MIB, help: "Lowest current rate a rate limiter may reach (rpgMinRate)." },
     ParamSpec { section: RP, key: "jitter", kind: Kind::Float { min: 0.0, max: 0.99 }, default: "0.15", source: PC, help: "Byte-counter and timer reloads are multiplied by U(1-jitter, 1+jitter)." },
     ParamSpec { section: RP, key: "target_rate_reduction", kind: Kind::Bool, default: "true", source: PC, help: "At the end of the first cycle after a CNM, if TR > trr_ratio*CR then TR <- TR/trr_divisor." },
