@@ -106,6 +106,16 @@ def test_run_passes_progress_and_seed_to_core(monkeypatch):
     assert res.seed == 7 and res.run_info["overrides"] == ["a.b=1"]
 
 
+def test_quick_duration():
+    from qcnsim.reproduce import quick_duration
+
+    assert quick_duration({"meta": {"duration": "4s", "quick_duration": "1s"}}) == "1s"
+    assert quick_duration({"meta": {"duration": "4s", "quick_duration": "10s"}}) == "4s"  # min
+    assert quick_duration({"meta": {"duration": "4s"}}) == f"{4 * 10**11}ps"  # a tenth
+    with pytest.raises(qcnsim.ScenarioError):
+        quick_duration({"meta": {}})
+
+
 def test_parse_time_ps():
     assert parse_time_ps("4s") == 4 * 10**12
     assert parse_time_ps("0.5us") == 500_000

@@ -97,16 +97,21 @@ def find_scenario(name: str) -> Scenario:
 
 
 def quick_duration(resolved: Dict[str, Any]) -> str:
-    """``meta.quick_duration`` of the scenario, else a tenth of ``meta.duration``."""
+    """The duration of a ``--quick`` run: min(``meta.quick_duration``, ``meta.duration``), or a
+    tenth of ``meta.duration`` when the scenario sets no ``quick_duration``."""
     meta = resolved.get("meta", {}) or {}
-    q = meta.get("quick_duration")
-    if q not in (None, "", 0):
-        return q if isinstance(q, str) else f"{int(q)}ps"
     dur = meta.get("duration")
     if dur is None:
         raise ScenarioError("the scenario has no meta.duration to shorten for --quick",
                             "meta.duration", "", "a time")
-    return f"{max(1, parse_time_ps(dur) // 10)}ps"
+    dur_ps = parse_time_ps(dur)
+    q = meta.get("quick_duration")
+    if q not in (None, "", 0):
+        q_ps = parse_time_ps(q)
+        if q_ps >= dur_ps:
+            return dur if isinstance(dur, str) else f"{dur_ps}ps"
+        return q if isinstance(q, str) else f"{q_ps}ps"
+    return f"{max(1, dur_ps // 10)}ps"
 
 
 def variant_overrides(variant: Dict[str, Any]) -> List[str]:
