@@ -1,0 +1,73 @@
+//! Helpers shared by the integration tests: running a scenario and reading typed columns.
+#![allow(dead_code)]
+
+use qcnsim_core::api::{ColumnData, RunOutput, Table};
+use qcnsim_core::scenario;
+use qcnsim_core::sim::Sim;
+
+/// Run scenario text (with `path=value` overrides) to the end; panics on a scenario error.
+pub fn run(text: &str, overrides: &[&str], seed: Option<u64>) -> RunOutput {
+    let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    qcnsim_core::api::run(text, &ov, seed, &mut |_| true)
+        .unwrap_or_else(|e| panic!("scenario failed: {e}\n{text}"))
+}
+
+/// Run through `Sim` directly, returning the output and `live_data_frames()` at the end.
+pub fn run_with_live(text: &str) -> (RunOutput, u64) {
+    let sc = scenario::load(text, &[]).unwrap_or_else(|e| panic!("scenario failed: {e}\n{text}"));
+    let mut sim = Sim::new(&sc, sc.seed);
+    sim.run(&mut |_| true).expect("run");
+    let live = sim.live_data_frames();
+    (sim.into_output(sc.seed, 0.0), live)
+}
+
+pub fn table<'a>(out: &'a RunOutput, name: &str) -> &'a Table {
+    out.table(name)
+        .unwrap_or_else(|| panic!("table {name} missing"))
+}
+
+pub fn i64s<'a>(t: &'a Table, c: &str) -> &'a [i64] {
+    match t.column(c) {
+        Some(ColumnData::I64(v)) => v,
+        other => panic!("{}.{c}: not an i64 column: {other:?}", t.name),
+    }
+}
+
+pub fn f64s<'a>(t: &'a Table, c: &str) -> &'a [f64] {
+    match t.column(c) {
+        Some(ColumnData::F64(v)) => v,
+        other => panic!("{}.{c}: not an f64 column: {other:?}", t.name),
+    }
+}
+
+pub fn strs<'a>(t: &'a Table, c: &str) -> &'a [String] {
+    match t.column(c) {
+        Some(ColumnData::Str(v)) => v,
+        other => panic!("{}.{c}: not a string column: {other:?}", t.name),
+    }
+}
+
+pub fn bools<'a>(t: &'a Table, c: &str) -> &'a [bool] {
+    match t.column(c) {
+        Some(ColumnData::Bool(v)) => v,
+        other => panic!("{}.{c}: not a bool column: {other:?}", t.name),
+    }
+}
+
+/// Value of a `summary` metric whose detail contains `detail_part` (first match).
+pub fn summary_value(out: &RunOutput, metric: &str, detail_part: &str) -> Option<f64> {
+    let s = table(out, "summary");
+    let m = strs(s, "metric");
+    let d = strs(s, "detail");
+    let v = f64s(s, "value");
+    (0..m.len())
+        .find(|&i| m[i] == metric && d[i].contains(detail_part))
+        .map(|i| v[i])
+}
+
+/// Index of `name` in a string column.
+pub fn row_of(col: &[String], name: &str) -> usize {
+    col.iter()
+        .position(|s| s == name)
+        .unwrap_or_else(|| panic!("row {name:?} not found in {col:?}"))
+}

@@ -1,0 +1,176 @@
+//! Malformed scenarios are rejected with the dotted path of the offending field, and the
+//! message shows the value as written. Table-driven: (description, edit, expected path,
+//! text the Display must contain).
+
+use qcnsim_core::scenario;
+
+const BASE: &str = r#"
+[meta]
+name = "base"
+duration = "10ms"
+seed = 1
+
+[defaults]
+link_rate = "10Gbps"
+buffer = "150KB"
+
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[switches]]
+name = "sw"
+
+[[links]]
+between = ["a", "sw"]
+[[links]]
+between = ["sw", "b"]
+
+[[schedule]]
+at = "2ms"
+port = "sw->b"
+rate = "1Gbps"
+[[schedule]]
+at = "6ms"
+port = "sw->b"
+rate = "10Gbps"
+
+[[flows]]
+name = "f0"
+src = "a"
+dst = "b"
+rate = "5Gbps"
+
+[cc]
+mode = "qcn"
+[cc.qcn.cp]
+q_eq = "26KB"
+"#;
+
+enum Edit {
+    /// `--set` overrides
+    Set(&'static [&'static str]),
+    /// replace the first occurrence of .0 by .1 in the base text
+    Replace(&'static str, &'static str),
+    /// append TOML text
+    Append(&'static str),
+    /// a whole scenario text
+    Whole(&'static str),
+}
+
+struct Case {
+    what: &'static str,
+    edit: Edit,
+    path: &'static str,
+    shows: &'static str,
+}
+
+use Edit::*;
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case { what: "unknown top-level key", edit: Replace("[meta]", "bogus = 1\n[meta]"), path: "bogus", shows: "unknown key" },
+        Case { what: "unknown key in meta", edit: Set(&["meta.durration=5ms"]), path: "meta.durration", shows: "unknown key" },
+        Case { what: "unknown key in a flow", edit: Set(&["flows.0.ratee=1Gbps"]), path: "flows.0.ratee", shows: "unknown key" },
+        Case { what: "unknown key four levels deep", edit: Set(&["cc.qcn.cp.qeq=26KB"]), path: "cc.qcn.cp.qeq", shows: "unknown key" },
+        Case { what: "rate with a size unit", edit: Set(&["flows.0.rate=10GB"]), path: "flows.0.rate", shows: "10GB" },
+        Case { what: "time without a unit", edit: Set(&["meta.duration=\"10\""]), path: "meta.duration", shows: "\"10\"" },
+        Case { what: "zero link rate", edit: Replace("between = [\"a\", \"sw\"]", "between = [\"a\", \"sw\"]\nrate = \"0Gbps\""), path: "links.0.rate", shows: "0Gbps" },
+        Case { what: "negative flow rate", edit: Set(&["flows.0.rate=-1Gbps"]), path: "flows.0.rate", shows: "-1Gbps" },
+        Case { what: "Qeq above the CP buffer", edit: Set(&["cc.qcn.cp.q_eq=200KB"]), path: "cc.qcn.cp.q_eq", shows: "200000B" },
+        Case { what: "Qeq above a buffer given in frames", edit: Set(&["defaults.buffer=10frames"]), path: "cc.qcn.cp.q_eq", shows: "26000B" },
+        Case { what: "flow to an unreachable host (two islands)", edit: Append("[[hosts]]\nname = \"c\"\n[[hosts]]\nname = \"d\"\n[[switches]]\nname = \"sw2\"\n[[links]]\nbetween = [\"c\", \"sw2\"]\n[[links]]\nbetween = [\"sw2\", \"d\"]\n[[flows]]\nname = \"cross\"\nsrc = \"a\"\ndst = \"d\"\nrate = \"1Gbps\"\n"), path: "flows.1.dst", shows: "\"d\"" },
+        Case { what: "schedule out of order", edit: Set(&["schedule.1.at=1ms"]), path: "schedule.1.at", shows: "1ms" },
+        Case { what: "schedule after the end", edit: Set(&["schedule.1.at=11ms"]), path: "schedule.1.at", shows: "11ms" },
+        Case { what: "schedule rate above the link", edit: Set(&["schedule.0.rate=20Gbps"]), path: "schedule.0.rate", shows: "20Gbps" },
+        Case { what: "empty topology", edit: Whole("[meta]\nduration = \"1ms\"\n"), path: "hosts", shows: "empty topology" },
+        Case { what: "duplicate host names", edit: Replace("name = \"b\"", "name = \"a\""), path: "hosts.1.name", shows: "\"a\"" },
+        Case { what: "switch named like a host", edit: Replace("name = \"sw\"", "name = \"b\""), path: "switches.0.name", shows: "\"b\"" },
+        Case { what: "duplicate flow names", edit: Append("[[flows]]\nname = \"f0\"\nsrc = \"b\"\ndst = \"a\"\nrate = \"1Gbps\"\n"), path: "flows.1.name", shows: "\"f0\"" },
+        Case { what: "bad port name in schedule", edit: Set(&["schedule.0.port=\"sw->nowhere\""]), path: "schedule.0.port", shows: "sw->nowhere" },
+        Case { what: "bad port name in cp_ports", edit: Set(&["cc.qcn.cp_ports=[\"sw->a\", \"b->a\"]"]), path: "cc.qcn.cp_ports.1", shows: "b->a" },
+        Case { what: "CP on a host port", edit: Set(&["cc.qcn.cp_ports=[\"a->sw\"]"]), path: "cc.qcn.cp_ports", shows: "a->sw" },
+        Case { what: "--set without =", edit: Set(&["cc.mode"]), path: "--set", shows: "cc.mode" },
+        Case { what: "--set index out of range", edit: Set(&["flows.3.rate=1Gbps"]), path: "flows.3", shows: "3" },
+        Case { what: "bad capacity string", edit: Set(&["defaults.buffer=lots"]), path: "defaults.buffer", shows: "lots" },
+        Case { what: "zero-frame capacity", edit: Set(&["defaults.buffer=0frames"]), path: "defaults.buffer", shows: "0frames" },
+        Case { what: "frame too small", edit: Set(&["flows.0.frame=32B"]), path: "flows.0.frame", shows: "32B" },
+        Case { what: "frame too large", edit: Set(&["flows.0.frame=10000B"]), path: "flows.0.frame", shows: "10000B" },
+        Case { what: "flow faster than its NIC", edit: Set(&["flows.0.rate=11Gbps"]), path: "flows.0.rate", shows: "11Gbps" },
+        Case { what: "flow stops before it starts", edit: Set(&["flows.0.start=5ms", "flows.0.stop=4ms"]), path: "flows.0.stop", shows: "4ms" },
+        Case { what: "flow starts after the end", edit: Set(&["flows.0.start=10ms"]), path: "flows.0.start", shows: "10ms" },
+        Case { what: "link to an unknown node", edit: Replace("between = [\"sw\", \"b\"]", "between = [\"sw\", \"bb\"]"), path: "links.1.between.1", shows: "\"bb\"" },
+        Case { what: "link from a node to itself", edit: Replace("between = [\"sw\", \"b\"]", "between = [\"sw\", \"sw\"]"), path: "links.1.between", shows: "sw" },
+        Case { what: "host with two links", edit: Append("[[links]]\nbetween = [\"a\", \"b\"]\n"), path: "links.2.between", shows: "\"a\"" },
+        Case { what: "zero duration", edit: Set(&["meta.duration=0s"]), path: "meta.duration", shows: "0s" },
+        Case { what: "time finer than a picosecond", edit: Set(&["meta.duration=0.5ps"]), path: "meta.duration", shows: "0.5ps" },
+        Case { what: "seed of the wrong type", edit: Set(&["meta.seed=\"one\""]), path: "meta.seed", shows: "one" },
+        Case { what: "negative seed", edit: Set(&["meta.seed=-1"]), path: "meta.seed", shows: "-1" },
+        Case { what: "unknown cc mode", edit: Set(&["cc.mode=dcqcn"]), path: "cc.mode", shows: "dcqcn" },
+        Case { what: "NaN weight", edit: Set(&["cc.qcn.cp.w=nan"]), path: "cc.qcn.cp.w", shows: "NaN" },
+        Case { what: "unknown event kind", edit: Set(&["metrics.events=[\"cnm_sent\", \"pause\"]"]), path: "metrics.events.1", shows: "pause" },
+        Case { what: "zero throughput bin", edit: Set(&["metrics.throughput_bin=0s"]), path: "metrics.throughput_bin", shows: "0s" },
+        Case { what: "bad bottleneck port", edit: Set(&["analysis.bottleneck=\"sw->c\""]), path: "analysis.bottleneck", shows: "sw->c" },
+        Case { what: "variant with a bad value", edit: Append("[[variants]]\nname = \"v\"\nset = { \"flows.0.rate\" = \"12Gbps\" }\n"), path: "variants.0.set: flows.0.rate", shows: "12Gbps" },
+        Case { what: "min_rate above the source NIC's line rate", edit: Set(&["links.0.rate=1Mbps", "flows.0.rate=1Mbps"]), path: "cc.qcn.rp.min_rate", shows: "5Mbps" },
+        Case { what: "min_dec_factor zero", edit: Set(&["cc.qcn.rp.min_dec_factor=0.0"]), path: "cc.qcn.rp.min_dec_factor", shows: "0" },
+        Case { what: "zero quick_duration", edit: Set(&["meta.quick_duration=0s"]), path: "meta.quick_duration", shows: "0s" },
+        Case { what: "explicit path over a missing link", edit: Set(&["flows.0.path=[\"a\", \"b\"]"]), path: "flows.0.path.1", shows: "\"b\"" },
+        Case { what: "zero flow size", edit: Set(&["flows.0.size=0B"]), path: "flows.0.size", shows: "0B" },
+        Case { what: "CNM frame too small", edit: Set(&["cc.qcn.cnm_frame=10B"]), path: "cc.qcn.cnm_frame", shows: "10B" },
+        Case { what: "hosts as a table, not an array", edit: Replace("[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"", "[hosts]\nname = \"a\""), path: "hosts", shows: "a table" },
+        Case { what: "unknown key in a variant's set", edit: Append("[[variants]]\nname = \"v\"\nset = { \"cc.qcn.cp.qeq\" = \"1KB\" }\n"), path: "variants.0.set: cc.qcn.cp.qeq", shows: "unknown key" },
+        Case { what: "bad queue port in a list", edit: Set(&["metrics.queue_ports=[\"sw->b\", \"sw->zz\"]"]), path: "metrics.queue_ports.1", shows: "sw->zz" },
+        Case { what: "negative link delay", edit: Replace("between = [\"sw\", \"b\"]", "between = [\"sw\", \"b\"]\ndelay = \"-1us\""), path: "links.1.delay", shows: "-1us" },
+        Case { what: "TOML syntax error", edit: Append("[[flows]\n"), path: "", shows: "line" },
+        Case { what: "min_dec_factor out of range", edit: Set(&["cc.qcn.rp.min_dec_factor=1.5"]), path: "cc.qcn.rp.min_dec_factor", shows: "1.5" },
+    ]
+}
+
+fn apply(edit: &Edit) -> (String, Vec<String>) {
+    match edit {
+        Set(ov) => (BASE.to_string(), ov.iter().map(|s| s.to_string()).collect()),
+        Replace(a, b) => {
+            assert!(BASE.contains(a), "base has no {a:?}");
+            (BASE.replacen(a, b, 1), vec![])
+        }
+        Append(t) => (format!("{BASE}\n{t}"), vec![]),
+        Whole(t) => (t.to_string(), vec![]),
+    }
+}
+
+fn check(cases: &[Case]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for c in cases {
+        let (text, ov) = apply(&c.edit);
+        match scenario::load(&text, &ov) {
+            Ok(_) => failures.push(format!("{}: accepted", c.what)),
+            Err(e) => {
+                let shown = e.to_string();
+                if e.path != c.path {
+                    failures.push(format!(
+                        "{}: path {:?}, expected {:?} ({shown})",
+                        c.what, e.path, c.path
+                    ));
+                } else if !shown.contains(c.shows) {
+                    failures.push(format!("{}: message {shown:?} does not show {:?}", c.what, c.shows));
+                }
+            }
+        }
+    }
+    failures
+}
+
+#[test]
+fn base_scenario_is_valid() {
+    scenario::load(BASE, &[]).expect("the base scenario must be valid");
+    // and each override used below is well-formed on its own for a valid value
+    scenario::load(BASE, &["flows.0.rate=1Gbps".into(), "cc.qcn.cp.q_eq=20KB".into()])
+        .expect("valid overrides");
+}
+
+#[test]
+fn malformed_scenarios_are_rejected_with_field_paths() {
+    let f = check(&cases());
+    assert!(f.is_empty(), "{} of {} cases wrong:\n{}", f.len(), cases().len(), f.join("\n"));
+}
