@@ -151,6 +151,7 @@ struct Built {
     /// port name -> (capacity, link rate bps)
     ports: Vec<(String, Buf, f64)>,
     /// per flow: (name, nic rate bps, cbr params if an unbounded CBR flow: (start, stop, frame, rate))
+    #[allow(clippy::type_complexity)]
     flows: Vec<(String, f64, Option<(u64, u64, u64, f64)>)>,
     max_frame: u64,
     duration_ps: u64,

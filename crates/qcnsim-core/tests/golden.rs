@@ -145,7 +145,10 @@ fn csv_round_trip_and_tolerance() {
     assert!(value_matches("NaN", "NaN"));
     assert!(!value_matches("NaN", "1.0"));
     assert!(!value_matches("100.0", "101.0"));
-    assert!(!value_matches("12.0", "12.000000000001"), "integral values are exact");
+    assert!(
+        !value_matches("12.0", "12.000000000001"),
+        "integral values are exact"
+    );
     assert!(value_matches("0.1", "0.10000000000000002"));
     assert!(!value_matches("0.1", "0.1000000001"));
 }

@@ -170,7 +170,7 @@ fn rp_slows_to_the_hotspot_rate_and_queue_stays_near_qeq() {
     // A queue that rarely empties keeps the 1 Gb/s link busy: >= 90 % utilisation.
     let tput = mean_tput(&out, "sw1->sw2", 15 * MS, 55 * MS);
     assert!(
-        tput >= 0.9e9 && tput <= 1.0e9 + 1.0e7,
+        (0.9e9..=1.0e9 + 1.0e7).contains(&tput),
         "hotspot throughput {tput}"
     );
     // CNMs were sent and reached the source, two hops back.
@@ -231,7 +231,11 @@ fn cnms_come_only_from_configured_cp_ports() {
         .filter(|&k| kinds[k] == "cnm_sent")
         .map(|k| &nodes[k])
         .collect();
-    assert!(sent.len() >= 3, "only {} CNMs from the congested CP", sent.len());
+    assert!(
+        sent.len() >= 3,
+        "only {} CNMs from the congested CP",
+        sent.len()
+    );
     assert!(
         sent.iter().all(|n| *n == "sw2->dst"),
         "CNM from another port"
@@ -288,7 +292,10 @@ fn timer_alone_brings_an_idle_source_back_to_line_rate() {
         .map(|k| tp_t[k] + MS)
         .max()
         .unwrap();
-    assert!(last_tx >= 10 * MS && last_tx < 30 * MS, "last frame sent by {last_tx}");
+    assert!(
+        (10 * MS..30 * MS).contains(&last_tx),
+        "last frame sent by {last_tx}"
+    );
     let ev = table(&out, "events");
     let (kinds, t) = (strs(ev, "kind"), i64s(ev, "t_ps"));
     let last_cnm = (0..ev.rows())
@@ -296,9 +303,15 @@ fn timer_alone_brings_an_idle_source_back_to_line_rate() {
         .map(|k| t[k])
         .max()
         .unwrap();
-    assert!(last_cnm <= last_tx, "CNM at {last_cnm} after the last frame {last_tx}");
+    assert!(
+        last_cnm <= last_tx,
+        "CNM at {last_cnm} after the last frame {last_tx}"
+    );
     let cr_idle = cr.iter().find(|(t, _)| *t >= last_tx).unwrap().1;
-    assert!(cr_idle < 3e9, "CR {cr_idle} once idle: the hotspot did not throttle");
+    assert!(
+        cr_idle < 3e9,
+        "CR {cr_idle} once idle: the hotspot did not throttle"
+    );
     // From then on no frame is sent: the byte counter is frozen, only the timer increases the
     // rate. Per timer cycle CR <- (CR+TR)/2; after FRT=5 cycles TR grows by R_AI = 0.5 Gb/s per
     // cycle (0.5 ms after FRT). From < 3 Gb/s, line (10 Gb/s) is reached within about
@@ -361,4 +374,3 @@ fn summary_reports_recovery_after_the_hotspot() {
         "hotspot mean throughput {mt}"
     );
 }
-

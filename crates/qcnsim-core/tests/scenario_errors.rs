@@ -153,7 +153,10 @@ fn check(cases: &[Case]) -> Vec<String> {
                         c.what, e.path, c.path
                     ));
                 } else if !shown.contains(c.shows) {
-                    failures.push(format!("{}: message {shown:?} does not show {:?}", c.what, c.shows));
+                    failures.push(format!(
+                        "{}: message {shown:?} does not show {:?}",
+                        c.what, c.shows
+                    ));
                 }
             }
         }
@@ -165,12 +168,21 @@ fn check(cases: &[Case]) -> Vec<String> {
 fn base_scenario_is_valid() {
     scenario::load(BASE, &[]).expect("the base scenario must be valid");
     // and each override used below is well-formed on its own for a valid value
-    scenario::load(BASE, &["flows.0.rate=1Gbps".into(), "cc.qcn.cp.q_eq=20KB".into()])
-        .expect("valid overrides");
+    scenario::load(
+        BASE,
+        &["flows.0.rate=1Gbps".into(), "cc.qcn.cp.q_eq=20KB".into()],
+    )
+    .expect("valid overrides");
 }
 
 #[test]
 fn malformed_scenarios_are_rejected_with_field_paths() {
     let f = check(&cases());
-    assert!(f.is_empty(), "{} of {} cases wrong:\n{}", f.len(), cases().len(), f.join("\n"));
+    assert!(
+        f.is_empty(),
+        "{} of {} cases wrong:\n{}",
+        f.len(),
+        cases().len(),
+        f.join("\n")
+    );
 }
