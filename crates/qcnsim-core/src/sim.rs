@@ -696,7 +696,9 @@ impl<'a> Sim<'a> {
         }
         f.rl_q.push_back(pkt);
         f.rl_q_bytes += size as u64;
-        if !f.rl_timer.is_armed() {
+        // A new head needs a departure time. (While the queue is not empty a departure is
+        // always pending, except inside `on_rl_release`, which schedules the next one itself.)
+        if f.rl_q.len() == 1 && !f.rl_timer.is_armed() {
             self.schedule_rl(fi);
         }
     }
@@ -1065,6 +1067,11 @@ impl<'a> Sim<'a> {
     /// Data frames alive in the network (queues, links, rate limiters) right now.
     pub fn live_data_frames(&self) -> u64 {
         self.live_data
+    }
+
+    /// Data frames whose arrival at their destination falls after the end of the run.
+    pub fn late_data_frames(&self) -> u64 {
+        self.flows.iter().map(|f| f.late_frames).sum()
     }
 
     pub fn into_output(self, seed: u64, wall_s: f64) -> RunOutput {

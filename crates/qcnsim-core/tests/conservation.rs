@@ -317,7 +317,7 @@ fn cbr_count(start: u64, stop: u64, frame: u64, rate: f64) -> i64 {
 
 fn check(n: &Net) -> Result<(), TestCaseError> {
     let b = build(n);
-    let (out, live) = run_with_live(&b.toml);
+    let (out, live, late) = run_with_live(&b.toml);
     let fl = table(&out, "flows");
     let names = strs(fl, "flow");
     let gen = i64s(fl, "gen_frames");
@@ -501,30 +501,20 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
         total_cnm_rx,
         to_hosts_tx
     );
-    if b.qcn {
-        prop_assert!(
-            total_infl >= live as i64,
-            "in flight {} < alive {}",
-            total_infl,
-            live
-        );
-        prop_assert!(
-            total_infl <= live as i64 + late_upper,
-            "in flight {} > alive {} + late {}",
-            total_infl,
-            live,
-            late_upper
-        );
-    } else {
-        // no CNMs: exact
-        prop_assert_eq!(
-            total_infl,
-            live as i64 + late_upper,
-            "in flight vs alive {} + late {}",
-            live,
-            late_upper
-        );
-    }
+    // exact: every frame the flows table calls in flight is alive or arrives after the end
+    prop_assert_eq!(
+        total_infl,
+        live as i64 + late as i64,
+        "in flight vs alive {} + late {}",
+        live,
+        late
+    );
+    prop_assert!(
+        late as i64 <= late_upper,
+        "late data frames {} > tx into hosts - rx - CNM rx = {}",
+        late,
+        late_upper
+    );
     // Late frames are those whose last hop ends after the end: at most the frames that fit in
     // one max-delay + max-frame window per host port.
     let max_delay_ps = 20_000_000u64;

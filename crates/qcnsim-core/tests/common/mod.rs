@@ -13,12 +13,20 @@ pub fn run(text: &str, overrides: &[&str], seed: Option<u64>) -> RunOutput {
 }
 
 /// Run through `Sim` directly, returning the output and `live_data_frames()` at the end.
-pub fn run_with_live(text: &str) -> (RunOutput, u64) {
+/// Run a scenario and also return the data frames alive at the end and those delivered after it.
+pub fn run_with_live(text: &str) -> (RunOutput, u64, u64) {
+    run_with_live_opts(text, true)
+}
+
+/// As [`run_with_live`], choosing lazy (default) or one-event-per-frame generation.
+pub fn run_with_live_opts(text: &str, lazy: bool) -> (RunOutput, u64, u64) {
     let sc = scenario::load(text, &[]).unwrap_or_else(|e| panic!("scenario failed: {e}\n{text}"));
     let mut sim = Sim::new(&sc, sc.seed);
+    sim.set_lazy_generation(lazy);
     sim.run(&mut |_| true).expect("run");
     let live = sim.live_data_frames();
-    (sim.into_output(sc.seed, 0.0), live)
+    let late = sim.late_data_frames();
+    (sim.into_output(sc.seed, 0.0), live, late)
 }
 
 pub fn table<'a>(out: &'a RunOutput, name: &str) -> &'a Table {
