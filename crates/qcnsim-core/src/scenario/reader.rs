@@ -351,6 +351,13 @@ pub fn apply_overrides(doc: &mut Value, overrides: &[String]) -> Res<()> {
         };
         let path = path.trim();
         let raw = raw.trim();
+        if path.is_empty() || path.split('.').any(|seg| seg.trim().is_empty()) {
+            return Err(ScenarioError::new(
+                "--set",
+                format!("{o:?}"),
+                "path=value with a dotted path such as cc.qcn.cp.q_eq (no empty segments)",
+            ));
+        }
         let value = parse_override_value(raw);
         set_path(doc, path, value)?;
     }
