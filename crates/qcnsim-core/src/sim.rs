@@ -460,11 +460,10 @@ impl<'a> Sim<'a> {
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<(), RunError> {
         let wall = Instant::now();
         let mut last_report = 0.0f64;
-        while let Some(t) = self.q.peek_time() {
+        while let Some((t, ev)) = self.q.take_min() {
             if t > self.end {
                 break;
             }
-            let (t, ev) = self.q.pop().unwrap();
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
