@@ -32,7 +32,7 @@ const F64_INT: f64 = 4_503_599_627_370_496.0;
 /// 0 <= x < 2^52, `x - trunc(x)` is computed without rounding error.
 #[inline]
 fn round_ps(x: f64) -> SimTime {
-    if x >= 0.0 && x < F64_INT {
+    if (0.0..F64_INT).contains(&x) {
         let i = x as SimTime;
         i + (x - i as f64 >= 0.5) as SimTime
     } else {
@@ -43,7 +43,7 @@ fn round_ps(x: f64) -> SimTime {
 /// `x.ceil() as SimTime`, without the libm call; exact like [`round_ps`].
 #[inline]
 fn ceil_ps(x: f64) -> SimTime {
-    if x >= 0.0 && x < F64_INT {
+    if (0.0..F64_INT).contains(&x) {
         let i = x as SimTime;
         i + ((i as f64) < x) as SimTime
     } else {
