@@ -25,6 +25,32 @@ use std::time::Instant;
 const NONE: u32 = u32::MAX;
 const NEVER: SimTime = SimTime::MAX;
 
+/// 2^52: from here on every f64 is an integer.
+const F64_INT: f64 = 4_503_599_627_370_496.0;
+
+/// `x.round() as SimTime`, without the libm call (x86-64 baseline has no `roundsd`). Exact: for
+/// 0 <= x < 2^52, `x - trunc(x)` is computed without rounding error.
+#[inline]
+fn round_ps(x: f64) -> SimTime {
+    if (0.0..F64_INT).contains(&x) {
+        let i = x as SimTime;
+        i + (x - i as f64 >= 0.5) as SimTime
+    } else {
+        x.round() as SimTime
+    }
+}
+
+/// `x.ceil() as SimTime`, without the libm call; exact like [`round_ps`].
+#[inline]
+fn ceil_ps(x: f64) -> SimTime {
+    if (0.0..F64_INT).contains(&x) {
+        let i = x as SimTime;
+        i + ((i as f64) < x) as SimTime
+    } else {
+        x.ceil() as SimTime
+    }
+}
+
 /// Engine events. Small and `Copy`; indices refer to the simulator's arenas.
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -460,11 +486,10 @@ impl<'a> Sim<'a> {
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<(), RunError> {
         let wall = Instant::now();
         let mut last_report = 0.0f64;
-        while let Some(t) = self.q.peek_time() {
+        while let Some((t, ev)) = self.q.take_min() {
             if t > self.end {
                 break;
             }
-            let (t, ev) = self.q.pop().unwrap();
             self.now = t;
             self.events += 1;
             self.dispatch(ev);
@@ -597,7 +622,7 @@ impl<'a> Sim<'a> {
             let next = match f.traffic {
                 Traffic::Cbr => {
                     // k-th frame at start + k*frame*8/rate, computed without accumulating error
-                    f.start + (f.gen_k as f64 * f.cbr_gap_ps).round() as SimTime
+                    f.start + round_ps(f.gen_k as f64 * f.cbr_gap_ps)
                 }
                 Traffic::Bernoulli => t + (1 + f.rng.geometric(f.p)) * f.slot_ps,
                 Traffic::Poisson => t + Self::poisson_gap(f),
@@ -719,7 +744,7 @@ impl<'a> Sim<'a> {
         let dt = if need <= 1e-6 {
             0
         } else {
-            (need * f.rl_ps_per_byte).ceil() as SimTime
+            ceil_ps(need * f.rl_ps_per_byte)
         };
         self.arm_rl(fi, now + dt);
     }
@@ -1372,6 +1397,47 @@ impl<'a> Sim<'a> {
             sim_time_ps: sc.duration,
             wall_s,
             frames_forwarded: self.frames_forwarded,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn round_and_ceil_match_std_at_edges() {
+        let xs = [
+            0.0,
+            0.5,
+            0.49999999999999994,
+            1.5,
+            2.5,
+            1.0 - f64::EPSILON / 2.0,
+            1e15 + 0.5,
+            F64_INT - 0.5,
+            F64_INT,
+            F64_INT * 2.0 + 2.0,
+            1e30,
+            -0.0,
+            -0.4,
+            -1.5,
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        for x in xs {
+            assert_eq!(round_ps(x), x.round() as SimTime, "round {x}");
+            assert_eq!(ceil_ps(x), x.ceil() as SimTime, "ceil {x}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn round_and_ceil_match_std(m in 0u64..(1 << 53), e in -60i32..60) {
+            let x = m as f64 * 2f64.powi(e);
+            prop_assert_eq!(round_ps(x), x.round() as SimTime);
+            prop_assert_eq!(ceil_ps(x), x.ceil() as SimTime);
         }
     }
 }

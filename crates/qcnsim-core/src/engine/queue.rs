@@ -20,6 +20,10 @@ struct Entry<E> {
 pub struct EventQueue<E: Copy> {
     heap: Vec<Entry<E>>,
     seq: u64,
+    /// The root has been taken by [`EventQueue::take_min`] and not yet removed: the next push
+    /// replaces it (one sift-down instead of a pop plus a push), or [`EventQueue::settle`]
+    /// removes it.
+    hole: bool,
 }
 
 const ARITY: usize = 4;
@@ -35,17 +39,18 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             heap: Vec::with_capacity(1024),
             seq: 0,
+            hole: false,
         }
     }
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - self.hole as usize
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Number of events ever pushed.
@@ -57,6 +62,12 @@ impl<E: Copy> EventQueue<E> {
     pub fn push(&mut self, t: SimTime, ev: E) {
         let key = ((t as u128) << 64) | self.seq as u128;
         self.seq += 1;
+        if self.hole {
+            // The new event takes the root's place: it sinks only as far as its rank.
+            self.hole = false;
+            self.sift_down(Entry { key, ev });
+            return;
+        }
         let mut i = self.heap.len();
         self.heap.push(Entry { key, ev });
         // sift up
@@ -73,46 +84,69 @@ impl<E: Copy> EventQueue<E> {
 
     /// Time of the earliest event, if any.
     #[inline]
-    pub fn peek_time(&self) -> Option<SimTime> {
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.settle();
         self.heap.first().map(|e| (e.key >> 64) as SimTime)
+    }
+
+    /// Put `e` at the root and sift it down (the heap keeps its length).
+    #[inline]
+    fn sift_down(&mut self, e: Entry<E>) {
+        let n = self.heap.len();
+        let mut i = 0;
+        loop {
+            let first = i * ARITY + 1;
+            if first >= n {
+                break;
+            }
+            let end = (first + ARITY).min(n);
+            let mut best = first;
+            let mut best_key = self.heap[first].key;
+            for c in first + 1..end {
+                let k = self.heap[c].key;
+                if k < best_key {
+                    best = c;
+                    best_key = k;
+                }
+            }
+            if best_key >= e.key {
+                break;
+            }
+            self.heap[i] = self.heap[best];
+            i = best;
+        }
+        self.heap[i] = e;
+    }
+
+    /// Remove the root taken by [`EventQueue::take_min`], if no push has replaced it.
+    #[inline]
+    pub fn settle(&mut self) {
+        if self.hole {
+            self.hole = false;
+            let last = self.heap.pop().unwrap();
+            if !self.heap.is_empty() {
+                self.sift_down(last);
+            }
+        }
+    }
+
+    /// The earliest event. It is removed lazily: the next push takes its place in the heap
+    /// (the common case of an event scheduling a successor), or [`EventQueue::settle`] (also
+    /// called by every other method that needs it) removes it. Pop order is the same as with
+    /// [`EventQueue::pop`].
+    #[inline]
+    pub fn take_min(&mut self) -> Option<(SimTime, E)> {
+        self.settle();
+        let top = *self.heap.first()?;
+        self.hole = true;
+        Some(((top.key >> 64) as SimTime, top.ev))
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let n = self.heap.len();
-        if n == 0 {
-            return None;
-        }
-        let top = self.heap[0];
-        let last = self.heap.pop().unwrap();
-        let n = n - 1;
-        if n > 0 {
-            // sift `last` down from the root
-            let mut i = 0;
-            loop {
-                let first = i * ARITY + 1;
-                if first >= n {
-                    break;
-                }
-                let end = (first + ARITY).min(n);
-                let mut best = first;
-                let mut best_key = self.heap[first].key;
-                for c in first + 1..end {
-                    let k = self.heap[c].key;
-                    if k < best_key {
-                        best = c;
-                        best_key = k;
-                    }
-                }
-                if best_key >= last.key {
-                    break;
-                }
-                self.heap[i] = self.heap[best];
-                i = best;
-            }
-            self.heap[i] = last;
-        }
-        Some(((top.key >> 64) as SimTime, top.ev))
+        let r = self.take_min();
+        self.settle();
+        r
     }
 }
 
@@ -149,6 +183,37 @@ mod tests {
                 got.push(x);
             }
             prop_assert_eq!(got, expected);
+        }
+
+        /// `take_min` + pushes (which fill the hole) + `settle` behave like `pop` + pushes.
+        #[test]
+        fn take_min_then_push_matches_a_sorted_model(
+            steps in proptest::collection::vec((0u64..40, 0usize..3), 1..300)
+        ) {
+            let mut q = EventQueue::new();
+            let mut model: Vec<(u64, u64)> = Vec::new();
+            let mut seq = 0u64;
+            let mut now = 0u64;
+            for &(dt, pushes) in &steps {
+                for _ in 0..pushes.max(usize::from(model.is_empty())) {
+                    q.push(now + dt, seq);
+                    model.push((now + dt, seq));
+                    seq += 1;
+                }
+                model.sort();
+                let want = model.remove(0);
+                let got = q.take_min();
+                prop_assert_eq!(got, Some(want));
+                now = want.0;
+                prop_assert_eq!(q.len(), model.len());
+            }
+            q.settle();
+            model.sort();
+            let mut rest = Vec::new();
+            while let Some(x) = q.pop() {
+                rest.push(x);
+            }
+            prop_assert_eq!(rest, model);
         }
     }
 }
