@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod engine;
+pub mod net;
 pub mod proto;
 pub mod scenario;
 pub mod sim;

@@ -15,41 +15,16 @@
 use crate::api::{ColumnData, RunError, RunOutput, Table};
 use crate::engine::rng::kinds;
 use crate::engine::{EventQueue, LazyTimer, Popped, Rng, StreamId};
+use crate::net::TokenBucket;
 use crate::proto::qcn_cp::Cp;
 use crate::proto::qcn_rp::{Rp, RpOutput, RpParams, TimerCmd};
 use crate::scenario::{Capacity, CcMode, NodeKind, Routes, Scenario, Traffic};
-use crate::units::{self, SimTime};
+use crate::units::{self, round_ps, SimTime};
 use std::collections::VecDeque;
 use std::time::Instant;
 
 const NONE: u32 = u32::MAX;
 const NEVER: SimTime = SimTime::MAX;
-
-/// 2^52: from here on every f64 is an integer.
-const F64_INT: f64 = 4_503_599_627_370_496.0;
-
-/// `x.round() as SimTime`, without the libm call (x86-64 baseline has no `roundsd`). Exact: for
-/// 0 <= x < 2^52, `x - trunc(x)` is computed without rounding error.
-#[inline]
-fn round_ps(x: f64) -> SimTime {
-    if (0.0..F64_INT).contains(&x) {
-        let i = x as SimTime;
-        i + (x - i as f64 >= 0.5) as SimTime
-    } else {
-        x.round() as SimTime
-    }
-}
-
-/// `x.ceil() as SimTime`, without the libm call; exact like [`round_ps`].
-#[inline]
-fn ceil_ps(x: f64) -> SimTime {
-    if (0.0..F64_INT).contains(&x) {
-        let i = x as SimTime;
-        i + ((i as f64) < x) as SimTime
-    } else {
-        x.ceil() as SimTime
-    }
-}
 
 /// Engine events. Small and `Copy`; indices refer to the simulator's arenas.
 #[derive(Clone, Copy, Debug)]
@@ -181,12 +156,8 @@ struct Flow {
     rl_q: VecDeque<u32>,
     rl_q_bytes: u64,
     rl_cap: u64,
-    burst: f64,
-    tokens: f64,
-    tokens_t: SimTime,
-    rl_rate: f64,
-    /// Picoseconds per byte at `rl_rate`.
-    rl_ps_per_byte: f64,
+    /// The rate limiter's pacer, filled at CR.
+    bucket: TokenBucket,
     /// Departure of the head of the rate-limiter queue.
     rl_timer: LazyTimer,
     /// The RP's rate-increase timer.
@@ -206,14 +177,6 @@ struct Flow {
     delay_sum: f64,
     finish: Option<SimTime>,
     cnm_rx: u64,
-}
-
-impl Flow {
-    #[inline]
-    fn set_rl_rate(&mut self, rate: f64) {
-        self.rl_rate = rate;
-        self.rl_ps_per_byte = 8.0 * units::SEC as f64 / rate;
-    }
 }
 
 #[derive(Clone, Copy)]
@@ -404,11 +367,11 @@ impl<'a> Sim<'a> {
                 rl_q: VecDeque::new(),
                 rl_q_bytes: 0,
                 rl_cap: sc.qcn.rl_queue_bytes,
-                burst: sc.qcn.rl_burst_bytes.unwrap_or(f.frame_bytes as u64) as f64,
-                tokens: 0.0,
-                tokens_t: 0,
-                rl_rate: nic_rate,
-                rl_ps_per_byte: 8.0 * units::SEC as f64 / nic_rate,
+                bucket: TokenBucket::new(
+                    nic_rate,
+                    sc.qcn.rl_burst_bytes.unwrap_or(f.frame_bytes as u64) as f64,
+                    0,
+                ),
                 rl_timer: LazyTimer::default(),
                 rp_timer: LazyTimer::default(),
                 cbr_gap_ps: f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps,
@@ -679,12 +642,6 @@ impl<'a> Sim<'a> {
 
     // ---------------------------------------------------------------- rate limiter
 
-    #[inline]
-    fn tokens_now(f: &Flow, now: SimTime) -> f64 {
-        let add = f.rl_rate * (now - f.tokens_t) as f64 / (8.0 * units::SEC as f64);
-        (f.tokens + add).min(f.burst)
-    }
-
     fn rl_limited(f: &Flow) -> bool {
         f.rp.as_ref().is_some_and(|rp| rp.is_active())
     }
@@ -698,14 +655,9 @@ impl<'a> Sim<'a> {
             self.hand_to_nic(fi, pkt);
             return;
         }
-        if f.rl_q.is_empty() {
-            let tok = Self::tokens_now(f, now);
-            if tok + 1e-6 >= size as f64 {
-                f.tokens = tok - size as f64;
-                f.tokens_t = now;
-                self.leave_rl(fi, pkt, true);
-                return;
-            }
+        if f.rl_q.is_empty() && f.bucket.try_take(now, size) {
+            self.leave_rl(fi, pkt, true);
+            return;
         }
         self.rl_enqueue(fi, pkt);
     }
@@ -736,17 +688,8 @@ impl<'a> Sim<'a> {
             f.rl_timer.cancel();
             return;
         };
-        let size = self.pkts[head as usize].size as f64;
-        let tok = Self::tokens_now(f, now);
-        f.tokens = tok;
-        f.tokens_t = now;
-        let need = (size - tok).max(0.0);
-        let dt = if need <= 1e-6 {
-            0
-        } else {
-            ceil_ps(need * f.rl_ps_per_byte)
-        };
-        self.arm_rl(fi, now + dt);
+        let at = f.bucket.ready_at(now, self.pkts[head as usize].size);
+        self.arm_rl(fi, at);
     }
 
     #[inline]
@@ -772,9 +715,7 @@ impl<'a> Sim<'a> {
         let size = self.pkts[pkt as usize].size;
         f.rl_q_bytes -= size as u64;
         if Self::rl_limited(f) {
-            let tok = Self::tokens_now(f, now);
-            f.tokens = (tok - size as f64).max(-(size as f64));
-            f.tokens_t = now;
+            f.bucket.take(now, size);
         }
         let empty = f.rl_q.is_empty();
         self.leave_rl(fi, pkt, empty);
@@ -825,13 +766,8 @@ impl<'a> Sim<'a> {
         }
         if out.rate_changed {
             let Some(rp) = f.rp.as_ref() else { return };
-            let cr = rp.current_rate();
-            if rp.is_active() {
-                // bank the tokens earned at the old rate, then continue at the new one
-                f.tokens = Self::tokens_now(f, now);
-                f.tokens_t = now;
-            }
-            f.set_rl_rate(cr);
+            // the tokens earned so far are banked at the old rate
+            f.bucket.set_rate(now, rp.current_rate());
             if f.rl_timer.is_armed() && !f.rl_q.is_empty() {
                 self.schedule_rl(fi);
             }
@@ -1068,10 +1004,8 @@ impl<'a> Sim<'a> {
             let out = rp.on_cnm(&f.rpp, now, pk.qntz);
             if !was_active && rp.is_active() {
                 // a newly allocated rate limiter starts with a full bucket
-                f.tokens = f.burst;
-                f.tokens_t = now;
-                let cr = rp.current_rate();
-                f.set_rl_rate(cr);
+                f.bucket.set_rate(now, rp.current_rate());
+                f.bucket.fill(now);
             }
             self.rp_output(fi, out, now);
         }
@@ -1397,47 +1331,6 @@ impl<'a> Sim<'a> {
             sim_time_ps: sc.duration,
             wall_s,
             frames_forwarded: self.frames_forwarded,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    #[test]
-    fn round_and_ceil_match_std_at_edges() {
-        let xs = [
-            0.0,
-            0.5,
-            0.49999999999999994,
-            1.5,
-            2.5,
-            1.0 - f64::EPSILON / 2.0,
-            1e15 + 0.5,
-            F64_INT - 0.5,
-            F64_INT,
-            F64_INT * 2.0 + 2.0,
-            1e30,
-            -0.0,
-            -0.4,
-            -1.5,
-            f64::NAN,
-            f64::INFINITY,
-        ];
-        for x in xs {
-            assert_eq!(round_ps(x), x.round() as SimTime, "round {x}");
-            assert_eq!(ceil_ps(x), x.ceil() as SimTime, "ceil {x}");
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn round_and_ceil_match_std(m in 0u64..(1 << 53), e in -60i32..60) {
-            let x = m as f64 * 2f64.powi(e);
-            prop_assert_eq!(round_ps(x), x.round() as SimTime);
-            prop_assert_eq!(ceil_ps(x), x.ceil() as SimTime);
         }
     }
 }

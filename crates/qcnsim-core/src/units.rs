@@ -40,6 +40,32 @@ pub fn secs(t: SimTime) -> f64 {
     t as f64 / SEC as f64
 }
 
+/// 2^52: from here on every f64 is an integer.
+pub const F64_INT: f64 = 4_503_599_627_370_496.0;
+
+/// `x.round() as SimTime`, without the libm call (x86-64 baseline has no `roundsd`). Exact: for
+/// 0 <= x < 2^52, `x - trunc(x)` is computed without rounding error.
+#[inline]
+pub fn round_ps(x: f64) -> SimTime {
+    if (0.0..F64_INT).contains(&x) {
+        let i = x as SimTime;
+        i + (x - i as f64 >= 0.5) as SimTime
+    } else {
+        x.round() as SimTime
+    }
+}
+
+/// `x.ceil() as SimTime`, without the libm call; exact like [`round_ps`].
+#[inline]
+pub fn ceil_ps(x: f64) -> SimTime {
+    if (0.0..F64_INT).contains(&x) {
+        let i = x as SimTime;
+        i + ((i as f64) < x) as SimTime
+    } else {
+        x.ceil() as SimTime
+    }
+}
+
 /// A parsed decimal number: `mantissa * 10^-frac_digits`, kept exact.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Decimal {
@@ -178,6 +204,42 @@ pub fn fmt_rate(r: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn round_and_ceil_match_std_at_edges() {
+        let xs = [
+            0.0,
+            0.5,
+            0.49999999999999994,
+            1.5,
+            2.5,
+            1.0 - f64::EPSILON / 2.0,
+            1e15 + 0.5,
+            F64_INT - 0.5,
+            F64_INT,
+            F64_INT * 2.0 + 2.0,
+            1e30,
+            -0.0,
+            -0.4,
+            -1.5,
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        for x in xs {
+            assert_eq!(round_ps(x), x.round() as SimTime, "round {x}");
+            assert_eq!(ceil_ps(x), x.ceil() as SimTime, "ceil {x}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn round_and_ceil_match_std(m in 0u64..(1 << 53), e in -60i32..60) {
+            let x = m as f64 * 2f64.powi(e);
+            prop_assert_eq!(round_ps(x), x.round() as SimTime);
+            prop_assert_eq!(ceil_ps(x), x.ceil() as SimTime);
+        }
+    }
 
     #[test]
     fn time_strings_convert_exactly() {
