@@ -6,7 +6,7 @@ pub mod reader;
 
 use crate::api::ScenarioError;
 use crate::proto::qcn_cp::CpParams;
-use crate::proto::qcn_rp::{HaiMode, RpParams};
+use crate::proto::qcn_rp::RpParams;
 use crate::units::{self, SimTime};
 use reader::{show, Res, TableReader};
 use serde_json::{json, Map, Value as Json};
@@ -928,7 +928,6 @@ fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
             "switch egress ports only (a CP lives in a bridge)",
         ));
     }
-    let _ = HaiMode::Multiplied;
     Ok(QcnSpec {
         cp,
         rp,
