@@ -6,9 +6,8 @@ import json
 
 import polars as pl
 import pytest
-
 import qcnsim
-from conftest import SHORT, scenario_path
+from conftest import scenario_path
 
 EXPECTED_COLUMNS = {
     "summary": ["metric", "value", "unit", "detail"],

@@ -7,7 +7,6 @@ style overrides or by editing the TOML text.
 from __future__ import annotations
 
 import pytest
-
 import qcnsim
 from conftest import run_cli, scenario_path
 

@@ -8,11 +8,9 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
-
-from conftest import REPO, SHORT, run_cli, scenario_path
+from conftest import SHORT, run_cli, scenario_path
 
 
 def _sets(overrides):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import qcnsim
-from conftest import SHORT
 
 
 def _run(sc, seed):

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 import qcnsim
 from conftest import SHORT, scenario_path
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 PATHS = [
     "meta.duration", "meta.seed", "meta.quick_duration", "defaults.link_rate", "defaults.buffer",

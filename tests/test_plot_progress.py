@@ -5,11 +5,10 @@ from __future__ import annotations
 import io
 
 import pytest
-
 import qcnsim
 from qcnsim import plot
-from qcnsim.run import ProgressBar, _want_bar
 from qcnsim.reproduce import combined_summary, parse_time_ps, to_markdown
+from qcnsim.run import ProgressBar, _want_bar
 
 
 def _png(p):

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import polars as pl
 import pytest
-
 import qcnsim
 from qcnsim.results import Results, column_to_series, is_complete
 

@@ -9,11 +9,11 @@ Quick start::
     res.write("results/demo")
 """
 
+from . import _core
 from ._errors import ScenarioError
-from .scenario import Scenario
 from .results import Results
 from .run import run
-from . import _core
+from .scenario import Scenario
 
 __version__: str = _core.version()
 

@@ -111,7 +111,7 @@ def _series_plot(
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    if any(l for l in (line.get_label() for line in ax.get_lines()) if not l.startswith("_")):
+    if any(lab for lab in (line.get_label() for line in ax.get_lines()) if not lab.startswith("_")):
         ax.legend(fontsize="small", loc="best")
     fig.tight_layout()
     out = Path(out)
