@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 
 python -m pip install '.[test]'
 cargo test -p qcnsim-core --release
+python -m ruff check python tests
 # Run pytest from the repo root: python/ is not on sys.path (no `pythonpath` in pyproject), so
 # `import qcnsim` resolves to the installed package.
 python -m pytest -q tests
