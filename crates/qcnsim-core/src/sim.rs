@@ -800,9 +800,8 @@ impl<'a> Sim<'a> {
         if !fits {
             port.drop_frames += 1;
             port.drop_bytes += size as u64;
-            let is_host = !self.sc.is_switch_port(pi);
             let f = &mut self.flows[flow as usize];
-            if is_host {
+            if !port.from_switch {
                 f.nic_drops += 1;
             } else {
                 f.net_drops += 1;
@@ -1038,7 +1037,8 @@ impl<'a> Sim<'a> {
         let port_name: Vec<String> = (0..sc.n_ports()).map(|p| sc.port_name(p)).collect();
         let flow_name: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
         let node_name = |n: u32| sc.nodes[n as usize].name.clone();
-        let rec = &self.rec;
+        // the recorder's columns move into the tables (no copy of large sample vectors)
+        let mut rec = self.rec;
         let mut tables = Vec::new();
 
         // port_throughput
@@ -1083,9 +1083,15 @@ impl<'a> Sim<'a> {
                             .collect(),
                     ),
                 )
-                .col("t_ps", ColumnData::I64(rec.q_t.clone()))
-                .col("qlen_bytes", ColumnData::I64(rec.q_bytes.clone()))
-                .col("qlen_frames", ColumnData::I64(rec.q_frames.clone())),
+                .col("t_ps", ColumnData::I64(std::mem::take(&mut rec.q_t)))
+                .col(
+                    "qlen_bytes",
+                    ColumnData::I64(std::mem::take(&mut rec.q_bytes)),
+                )
+                .col(
+                    "qlen_frames",
+                    ColumnData::I64(std::mem::take(&mut rec.q_frames)),
+                ),
         );
         tables.push(
             Table::new("rp_rates")
@@ -1098,10 +1104,13 @@ impl<'a> Sim<'a> {
                             .collect(),
                     ),
                 )
-                .col("t_ps", ColumnData::I64(rec.r_t.clone()))
-                .col("cr_bps", ColumnData::F64(rec.r_cr.clone()))
-                .col("tr_bps", ColumnData::F64(rec.r_tr.clone()))
-                .col("rl_active", ColumnData::Bool(rec.r_active.clone())),
+                .col("t_ps", ColumnData::I64(std::mem::take(&mut rec.r_t)))
+                .col("cr_bps", ColumnData::F64(std::mem::take(&mut rec.r_cr)))
+                .col("tr_bps", ColumnData::F64(std::mem::take(&mut rec.r_tr)))
+                .col(
+                    "rl_active",
+                    ColumnData::Bool(std::mem::take(&mut rec.r_active)),
+                ),
         );
         {
             let ev = &rec.events;
