@@ -1,0 +1,178 @@
+//! Egress ports, switches and delivery.
+
+use super::*;
+
+impl<'a> Sim<'a> {
+    // ---------------------------------------------------------------- ports and switches
+
+    /// Hand a data frame to the source host's NIC egress queue.
+    pub(super) fn hand_to_nic(&mut self, fi: usize, pkt: u32) {
+        let f = &mut self.flows[fi];
+        f.sent_frames += 1;
+        f.sent_bytes += self.pkts[pkt as usize].size as u64;
+        let port = f.path[0] as usize;
+        self.enqueue_data(port, pkt);
+    }
+
+    /// Enqueue a data frame at an egress port (drop-tail), run the CP, start transmission.
+    #[inline]
+    pub(super) fn enqueue_data(&mut self, pi: usize, pkt: u32) {
+        let now = self.now;
+        let size = self.pkts[pkt as usize].size;
+        let port = &mut self.ports[pi];
+        let fits = match port.cap {
+            Capacity::Infinite => true,
+            Capacity::Bytes(b) => port.q_bytes + size as u64 <= b,
+            Capacity::Frames(n) => (port.q.len() as u64) < n,
+        };
+        let flow = self.pkts[pkt as usize].flow;
+        if !fits {
+            port.drop_frames += 1;
+            port.drop_bytes += size as u64;
+            let f = &mut self.flows[flow as usize];
+            if !port.from_switch {
+                f.nic_drops += 1;
+            } else {
+                f.net_drops += 1;
+            }
+            if self.rec.rec_drop {
+                self.rec.event(EvRec {
+                    t: now,
+                    kind: REC_DROP,
+                    node: pi as u32,
+                    flow,
+                    value: size as i64,
+                });
+            }
+            self.release(pkt);
+            return;
+        }
+        port.track_q(now);
+        port.q.push_back(pkt);
+        port.q_bytes += size as u64;
+        if port.q_bytes > port.max_q_bytes {
+            port.max_q_bytes = port.q_bytes;
+        }
+        if port.cp != NONE {
+            let qb = port.q_bytes;
+            let cp = &mut self.cps[port.cp as usize];
+            if let Some(s) = cp.on_enqueue(&self.sc.qcn.cp, qb, size) {
+                if s.sends_cnm() {
+                    self.send_cnm(pi, flow, s.qntz_fb);
+                }
+            }
+        }
+        self.kick(pi);
+    }
+
+    /// Start transmitting if the port is idle, or make sure a TxDone will come.
+    #[inline]
+    pub(super) fn kick(&mut self, pi: usize) {
+        let port = &mut self.ports[pi];
+        if port.txdone_pending {
+            return;
+        }
+        if self.now >= port.busy_until {
+            self.start_next(pi);
+        } else {
+            port.txdone_pending = true;
+            let t = port.busy_until;
+            self.q.push(t, Ev::TxDone { port: pi as u32 });
+        }
+    }
+
+    /// Take the next frame (control first) and put it on the wire.
+    pub(super) fn start_next(&mut self, pi: usize) {
+        let now = self.now;
+        let port = &mut self.ports[pi];
+        let pkt = if let Some(c) = port.ctrl.pop_front() {
+            c
+        } else if let Some(d) = port.q.pop_front() {
+            port.track_q(now);
+            port.q_bytes -= self.pkts[d as usize].size as u64;
+            d
+        } else {
+            return;
+        };
+        let pk = self.pkts[pkt as usize];
+        if pk.size != port.last_size {
+            port.last_size = pk.size;
+            port.last_tx = units::tx_time_f(pk.size as u64, port.rate);
+        }
+        let end = now + port.last_tx;
+        port.busy_until = end;
+        port.tx_frames += 1;
+        port.tx_bytes += pk.size as u64;
+        if port.tput_slot != NONE {
+            let bin = (end / self.rec.bin) as usize;
+            if bin < self.rec.nbins {
+                let k = port.tput_slot as usize * self.rec.nbins + bin;
+                self.rec.tput_bytes[k] += pk.size as u64;
+                self.rec.tput_frames[k] += 1;
+            }
+        }
+        if !port.q.is_empty() || !port.ctrl.is_empty() {
+            port.txdone_pending = true;
+            self.q.push(end, Ev::TxDone { port: pi as u32 });
+        }
+        let peer = port.peer;
+        if port.peer_is_switch {
+            if pk.kind == KIND_DATA && port.from_switch {
+                self.frames_forwarded += 1;
+            }
+            let t = end + port.to_peer_queue;
+            self.pkts[pkt as usize].at = peer;
+            self.q.push(t, Ev::SwitchArrive { pkt });
+        } else {
+            let t = end + port.prop;
+            if pk.kind == KIND_DATA {
+                if port.from_switch {
+                    self.frames_forwarded += 1;
+                }
+                self.deliver(pkt, t);
+            } else {
+                self.pkts[pkt as usize].at = peer;
+                self.q.push(t, Ev::HostControl { pkt });
+            }
+        }
+    }
+
+    pub(super) fn on_switch_arrive(&mut self, pkt: u32) {
+        let pk = self.pkts[pkt as usize];
+        if pk.kind == KIND_DATA {
+            let hop = pk.hop + 1;
+            self.pkts[pkt as usize].hop = hop;
+            let port = self.flows[pk.flow as usize].path[hop as usize] as usize;
+            self.enqueue_data(port, pkt);
+        } else {
+            match self.routes.next(pk.at as usize, pk.dst as usize) {
+                Some(port) => self.enqueue_ctrl(port, pkt),
+                None => self.release(pkt),
+            }
+        }
+    }
+
+    pub(super) fn enqueue_ctrl(&mut self, pi: usize, pkt: u32) {
+        self.ports[pi].ctrl.push_back(pkt);
+        self.kick(pi);
+    }
+
+    /// The data frame reaches its destination host at `t`.
+    pub(super) fn deliver(&mut self, pkt: u32, t: SimTime) {
+        let pk = self.pkts[pkt as usize];
+        let f = &mut self.flows[pk.flow as usize];
+        if t > self.end {
+            f.late_frames += 1;
+        } else {
+            f.rx_frames += 1;
+            f.rx_bytes += pk.size as u64;
+            f.delay_sum += (t - pk.born) as f64;
+            if let Some(total) = f.size {
+                if f.rx_bytes >= total && f.finish.is_none() {
+                    f.finish = Some(t);
+                }
+            }
+        }
+        self.release(pkt);
+    }
+}

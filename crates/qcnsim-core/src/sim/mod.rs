@@ -1,0 +1,570 @@
+//! The simulator: network elements, traffic sources and congestion management wired to the
+//! event engine. One single-threaded loop over [`Ev`]; frames live in an arena and move by
+//! index; nothing is allocated per frame once queues have reached their working size.
+//!
+//! Timing model (see docs/models/network.md):
+//! - an egress port serialises a frame at its current service rate; the frame leaves the queue
+//!   when its transmission starts; control frames (CNMs) wait in a separate strict-priority
+//!   queue that the CP never sees;
+//! - a frame arrives at the next node `prop + extra_delay` after its last bit left, and enters a
+//!   switch's egress queue `latency` later (store and forward);
+//! - delivery of a data frame to its destination host is resolved when its transmission starts
+//!   (the arrival instant is known exactly then), which saves one event per frame; frames whose
+//!   arrival falls after the end of the run count as in flight.
+
+use crate::api::{ColumnData, RunError, RunOutput, Table};
+use crate::engine::rng::kinds;
+use crate::engine::{EventQueue, LazyTimer, Popped, Rng, StreamId};
+use crate::net::TokenBucket;
+use crate::proto::qcn_cp::Cp;
+use crate::proto::qcn_rp::{Rp, RpOutput, RpParams, TimerCmd};
+use crate::scenario::{Capacity, CcMode, NodeKind, Routes, Scenario, Traffic};
+use crate::units::{self, round_ps, SimTime};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+mod fabric;
+mod output;
+mod qcn;
+mod traffic;
+
+const NONE: u32 = u32::MAX;
+const NEVER: SimTime = SimTime::MAX;
+
+/// Engine events. Small and `Copy`; indices refer to the simulator's arenas.
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    /// A traffic source produces its next frame.
+    Gen {
+        flow: u32,
+    },
+    /// The head of a flow's rate-limiter queue may leave (stale if `gen` is old).
+    RlRelease {
+        flow: u32,
+        gen: u32,
+    },
+    /// A frame has been received by a switch and passed its forwarding latency.
+    SwitchArrive {
+        pkt: u32,
+    },
+    /// An egress port finished a frame and has more waiting.
+    TxDone {
+        port: u32,
+    },
+    /// A control frame reaches a host.
+    HostControl {
+        pkt: u32,
+    },
+    /// A rate-limiter timer fires (stale if `gen` is old).
+    RpTimer {
+        flow: u32,
+        gen: u32,
+    },
+    /// A scheduled change of a port's service rate.
+    PortRate {
+        entry: u32,
+    },
+    SampleQueues,
+    SampleRates,
+}
+
+const KIND_DATA: u8 = 0;
+const KIND_CNM: u8 = 1;
+
+#[derive(Clone, Copy, Default)]
+struct Pkt {
+    born: SimTime,
+    size: u32,
+    flow: u32,
+    /// Data: index into the flow's path of the port it is queued at / was sent from.
+    hop: u16,
+    kind: u8,
+    /// CNM: quantised feedback.
+    qntz: u8,
+    /// Control frames: destination node, and the node currently holding the frame.
+    dst: u32,
+    at: u32,
+}
+
+struct Port {
+    node: u32,
+    peer: u32,
+    peer_is_switch: bool,
+    /// Delay from the end of transmission to the frame being queued at the peer's egress
+    /// (propagation + extra delay line + the peer switch's latency).
+    to_peer_queue: SimTime,
+    /// Propagation only (to a host).
+    prop: SimTime,
+    rate: f64,
+    /// Serialisation time of the last frame size seen at the current rate (a cache: frames
+    /// mostly have one size).
+    last_size: u32,
+    last_tx: SimTime,
+    /// The transmitting node is a switch (its data frames count as forwarded).
+    from_switch: bool,
+    cap: Capacity,
+    q: VecDeque<u32>,
+    ctrl: VecDeque<u32>,
+    q_bytes: u64,
+    busy_until: SimTime,
+    txdone_pending: bool,
+    cp: u32,
+    tput_slot: u32,
+    // statistics
+    tx_frames: u64,
+    tx_bytes: u64,
+    drop_frames: u64,
+    drop_bytes: u64,
+    cnm_sent: u64,
+    max_q_bytes: u64,
+    /// Integral of the queue length over time, byte·ps.
+    q_area: u128,
+    q_last_t: SimTime,
+}
+
+impl Port {
+    #[inline]
+    fn q_frames(&self) -> usize {
+        self.q.len()
+    }
+
+    #[inline]
+    fn track_q(&mut self, now: SimTime) {
+        self.q_area += self.q_bytes as u128 * (now - self.q_last_t) as u128;
+        self.q_last_t = now;
+    }
+}
+
+struct Flow {
+    src: u32,
+    dst: u32,
+    path: Vec<u32>,
+    frame: u32,
+    traffic: Traffic,
+    rate_bps: f64,
+    start: SimTime,
+    stop: SimTime,
+    size: Option<u64>,
+    /// Bernoulli slot length and probability; Poisson mean gap (ps).
+    slot_ps: SimTime,
+    p: f64,
+    rng: Rng,
+    gen_k: u64,
+    /// Time of the next frame, or NEVER.
+    next_gen: SimTime,
+    /// No Gen event is pending: frames are generated at the next rate-limiter departure.
+    gen_lazy: bool,
+    gen_bytes: u64,
+    // rate limiter / reaction point
+    rp: Option<Rp>,
+    rpp: RpParams,
+    rl_q: VecDeque<u32>,
+    rl_q_bytes: u64,
+    rl_cap: u64,
+    /// The rate limiter's pacer, filled at CR.
+    bucket: TokenBucket,
+    /// Departure of the head of the rate-limiter queue.
+    rl_timer: LazyTimer,
+    /// The RP's rate-increase timer.
+    rp_timer: LazyTimer,
+    /// Time between CBR frames, ps (fractional; frame k is due at start + round(k * gap)).
+    cbr_gap_ps: f64,
+    // counters
+    gen_frames: u64,
+    sent_frames: u64,
+    sent_bytes: u64,
+    rl_drops: u64,
+    nic_drops: u64,
+    net_drops: u64,
+    rx_frames: u64,
+    rx_bytes: u64,
+    late_frames: u64,
+    delay_sum: f64,
+    finish: Option<SimTime>,
+    cnm_rx: u64,
+}
+
+#[derive(Clone, Copy)]
+struct EvRec {
+    t: SimTime,
+    kind: u8,
+    node: u32,
+    flow: u32,
+    value: i64,
+}
+
+const REC_CNM_SENT: u8 = 0;
+const REC_CNM_RX: u8 = 1;
+const REC_DROP: u8 = 2;
+const REC_KIND_NAMES: [&str; 3] = ["cnm_sent", "cnm_received", "drop"];
+
+struct Recorder {
+    nbins: usize,
+    bin: SimTime,
+    tput_ports: Vec<u32>,
+    tput_bytes: Vec<u64>,
+    tput_frames: Vec<u64>,
+    queue_ports: Vec<u32>,
+    q_t: Vec<i64>,
+    q_port: Vec<u32>,
+    q_bytes: Vec<i64>,
+    q_frames: Vec<i64>,
+    r_t: Vec<i64>,
+    r_flow: Vec<u32>,
+    r_cr: Vec<f64>,
+    r_tr: Vec<f64>,
+    r_active: Vec<bool>,
+    events: Vec<EvRec>,
+    max_events: usize,
+    events_dropped: u64,
+    rec_cnm_sent: bool,
+    rec_cnm_rx: bool,
+    rec_drop: bool,
+}
+
+impl Recorder {
+    #[inline]
+    fn event(&mut self, r: EvRec) {
+        if self.events.len() < self.max_events {
+            self.events.push(r);
+        } else {
+            self.events_dropped += 1;
+        }
+    }
+}
+
+pub struct Sim<'a> {
+    sc: &'a Scenario,
+    now: SimTime,
+    end: SimTime,
+    q: EventQueue<Ev>,
+    pkts: Vec<Pkt>,
+    free: Vec<u32>,
+    ports: Vec<Port>,
+    flows: Vec<Flow>,
+    cps: Vec<Cp>,
+    routes: Routes,
+    rec: Recorder,
+    events: u64,
+    frames_forwarded: u64,
+    live_data: u64,
+    lazy_gen: bool,
+}
+
+impl<'a> Sim<'a> {
+    pub fn new(sc: &'a Scenario, seed: u64) -> Sim<'a> {
+        let routes = Routes::compute(sc);
+        let qcn = sc.cc == CcMode::Qcn;
+        let mut cps = Vec::new();
+        let mut rec = Recorder {
+            nbins: (sc.duration / sc.metrics.throughput_bin) as usize + 1,
+            bin: sc.metrics.throughput_bin,
+            tput_ports: Vec::new(),
+            tput_bytes: Vec::new(),
+            tput_frames: Vec::new(),
+            queue_ports: Vec::new(),
+            q_t: Vec::new(),
+            q_port: Vec::new(),
+            q_bytes: Vec::new(),
+            q_frames: Vec::new(),
+            r_t: Vec::new(),
+            r_flow: Vec::new(),
+            r_cr: Vec::new(),
+            r_tr: Vec::new(),
+            r_active: Vec::new(),
+            events: Vec::new(),
+            max_events: sc.metrics.max_event_rows,
+            events_dropped: 0,
+            rec_cnm_sent: sc.metrics.record_cnm_sent,
+            rec_cnm_rx: sc.metrics.record_cnm_received,
+            rec_drop: sc.metrics.record_drops,
+        };
+        let mut ports = Vec::with_capacity(sc.n_ports());
+        for p in 0..sc.n_ports() {
+            let (from, to) = sc.port_ends(p);
+            let link = &sc.links[p / 2];
+            let peer_is_switch = sc.nodes[to].kind == NodeKind::Switch;
+            let prop = link.delay + link.extra_delay;
+            let cp = if qcn && sc.qcn.cp_ports[p] {
+                cps.push(Cp::new(
+                    &sc.qcn.cp,
+                    Rng::stream(seed, StreamId::new(kinds::CP, p as u32, 0)),
+                ));
+                (cps.len() - 1) as u32
+            } else {
+                NONE
+            };
+            let tput_slot = if sc.metrics.throughput_ports[p] {
+                rec.tput_ports.push(p as u32);
+                (rec.tput_ports.len() - 1) as u32
+            } else {
+                NONE
+            };
+            if sc.metrics.queue_ports[p] {
+                rec.queue_ports.push(p as u32);
+            }
+            ports.push(Port {
+                node: from as u32,
+                peer: to as u32,
+                peer_is_switch,
+                to_peer_queue: prop
+                    + if peer_is_switch {
+                        sc.nodes[to].latency
+                    } else {
+                        0
+                    },
+                prop,
+                rate: link.rate_bps,
+                last_size: 0,
+                last_tx: 0,
+                from_switch: sc.nodes[from].kind == NodeKind::Switch,
+                cap: sc.port_capacity(p),
+                q: VecDeque::with_capacity(64),
+                ctrl: VecDeque::new(),
+                q_bytes: 0,
+                busy_until: 0,
+                txdone_pending: false,
+                cp,
+                tput_slot,
+                tx_frames: 0,
+                tx_bytes: 0,
+                drop_frames: 0,
+                drop_bytes: 0,
+                cnm_sent: 0,
+                max_q_bytes: 0,
+                q_area: 0,
+                q_last_t: 0,
+            });
+        }
+        rec.tput_bytes = vec![0; rec.tput_ports.len() * rec.nbins];
+        rec.tput_frames = vec![0; rec.tput_ports.len() * rec.nbins];
+
+        let mut flows = Vec::with_capacity(sc.flows.len());
+        for (i, f) in sc.flows.iter().enumerate() {
+            let nic_rate = sc.links[f.path[0] / 2].rate_bps;
+            let mut rpp = sc.qcn.rp.clone();
+            rpp.line_rate_bps = nic_rate;
+            let rp = qcn.then(|| {
+                Rp::new(
+                    &rpp,
+                    Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0)),
+                )
+            });
+            let slot_ps = units::tx_time_f(f.frame_bytes as u64, nic_rate);
+            flows.push(Flow {
+                src: f.src as u32,
+                dst: f.dst as u32,
+                path: f.path.iter().map(|&p| p as u32).collect(),
+                frame: f.frame_bytes,
+                traffic: f.traffic,
+                rate_bps: f.rate_bps,
+                start: f.start,
+                stop: f.stop,
+                size: f.size_bytes,
+                slot_ps,
+                p: (f.rate_bps / nic_rate).min(1.0),
+                rng: Rng::stream(seed, StreamId::new(kinds::SOURCE, i as u32, 0)),
+                gen_k: 0,
+                next_gen: f.start,
+                gen_lazy: false,
+                gen_bytes: 0,
+                rp,
+                rl_q: VecDeque::new(),
+                rl_q_bytes: 0,
+                rl_cap: sc.qcn.rl_queue_bytes,
+                bucket: TokenBucket::new(
+                    nic_rate,
+                    sc.qcn.rl_burst_bytes.unwrap_or(f.frame_bytes as u64) as f64,
+                    0,
+                ),
+                rl_timer: LazyTimer::default(),
+                rp_timer: LazyTimer::default(),
+                cbr_gap_ps: f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps,
+                rpp,
+                gen_frames: 0,
+                sent_frames: 0,
+                sent_bytes: 0,
+                rl_drops: 0,
+                nic_drops: 0,
+                net_drops: 0,
+                rx_frames: 0,
+                rx_bytes: 0,
+                late_frames: 0,
+                delay_sum: 0.0,
+                finish: None,
+                cnm_rx: 0,
+            });
+        }
+
+        let mut sim = Sim {
+            sc,
+            now: 0,
+            end: sc.duration,
+            q: EventQueue::new(),
+            pkts: Vec::with_capacity(4096),
+            free: Vec::with_capacity(4096),
+            ports,
+            flows,
+            cps,
+            routes,
+            rec,
+            events: 0,
+            frames_forwarded: 0,
+            live_data: 0,
+            lazy_gen: true,
+        };
+        for i in 0..sim.flows.len() {
+            let f = &mut sim.flows[i];
+            let start = f.start;
+            let t0 = match f.traffic {
+                Traffic::Bernoulli => start + f.rng.geometric(f.p) * f.slot_ps,
+                Traffic::Poisson => start + Self::poisson_gap(f),
+                Traffic::Cbr => start,
+            };
+            if t0 < f.stop {
+                f.next_gen = t0;
+                sim.q.push(t0, Ev::Gen { flow: i as u32 });
+            } else {
+                f.next_gen = NEVER;
+            }
+            let f = &mut sim.flows[i];
+            if let Some(rp) = f.rp.as_mut() {
+                let out = rp.start(&f.rpp, start);
+                sim.rp_output(i, out, start);
+            }
+        }
+        for (i, s) in sc.schedule.iter().enumerate() {
+            sim.q.push(s.at, Ev::PortRate { entry: i as u32 });
+        }
+        if !sim.rec.queue_ports.is_empty() {
+            sim.q.push(0, Ev::SampleQueues);
+        }
+        if qcn && !sim.flows.is_empty() {
+            sim.q.push(0, Ev::SampleRates);
+        }
+        sim
+    }
+
+    fn poisson_gap(f: &mut Flow) -> SimTime {
+        let mean = f.frame as f64 * 8.0 * units::SEC as f64 / f.rate_bps;
+        (f.rng.exponential(mean).round() as SimTime).max(1)
+    }
+
+    /// Run to the end. `progress` gets the fraction done; `false` cancels.
+    pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<(), RunError> {
+        let wall = Instant::now();
+        let mut last_report = 0.0f64;
+        while let Some((t, ev)) = self.q.take_min() {
+            if t > self.end {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            self.dispatch(ev);
+            if self.events & 0xFFFF == 0 {
+                let el = wall.elapsed().as_secs_f64();
+                if el - last_report >= 0.2 {
+                    last_report = el;
+                    if !progress(self.now as f64 / self.end as f64) {
+                        return Err(RunError::Cancelled);
+                    }
+                }
+            }
+        }
+        self.now = self.end;
+        for fi in 0..self.flows.len() {
+            self.catch_up(fi, self.end);
+        }
+        for p in self.ports.iter_mut() {
+            p.track_q(self.end);
+        }
+        progress(1.0);
+        Ok(())
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::Gen { flow } => self.on_gen(flow as usize),
+            Ev::RlRelease { flow, gen } => {
+                match self.flows[flow as usize].rl_timer.popped(self.now, gen) {
+                    Popped::Fire => self.on_rl_release(flow as usize),
+                    Popped::Requeue(t) => self.q.push(t, Ev::RlRelease { flow, gen }),
+                    Popped::Stale => {}
+                }
+            }
+            Ev::SwitchArrive { pkt } => self.on_switch_arrive(pkt),
+            Ev::TxDone { port } => {
+                let p = &mut self.ports[port as usize];
+                p.txdone_pending = false;
+                self.start_next(port as usize);
+            }
+            Ev::HostControl { pkt } => self.on_host_control(pkt),
+            Ev::RpTimer { flow, gen } => {
+                let f = &mut self.flows[flow as usize];
+                match f.rp_timer.popped(self.now, gen) {
+                    Popped::Fire => {
+                        if let Some(rp) = f.rp.as_mut() {
+                            let out = rp.on_timer(&f.rpp, self.now);
+                            self.rp_output(flow as usize, out, self.now);
+                        }
+                    }
+                    Popped::Requeue(t) => self.q.push(t, Ev::RpTimer { flow, gen }),
+                    Popped::Stale => {}
+                }
+            }
+            Ev::PortRate { entry } => {
+                let s = &self.sc.schedule[entry as usize];
+                // The frame in transmission finishes at the old rate.
+                let port = &mut self.ports[s.port];
+                port.rate = s.rate_bps;
+                port.last_size = 0;
+            }
+            Ev::SampleQueues => {
+                let t = self.now;
+                for &p in &self.rec.queue_ports {
+                    let port = &self.ports[p as usize];
+                    self.rec.q_t.push(t as i64);
+                    self.rec.q_port.push(p);
+                    self.rec.q_bytes.push(port.q_bytes as i64);
+                    self.rec.q_frames.push(port.q_frames() as i64);
+                }
+                self.q
+                    .push(t + self.sc.metrics.queue_interval, Ev::SampleQueues);
+            }
+            Ev::SampleRates => {
+                let t = self.now;
+                for (i, f) in self.flows.iter().enumerate() {
+                    if let Some(rp) = &f.rp {
+                        self.rec.r_t.push(t as i64);
+                        self.rec.r_flow.push(i as u32);
+                        self.rec.r_cr.push(rp.current_rate());
+                        self.rec.r_tr.push(rp.target_rate());
+                        self.rec.r_active.push(rp.is_active());
+                    }
+                }
+                self.q
+                    .push(t + self.sc.metrics.rate_interval, Ev::SampleRates);
+            }
+        }
+    }
+
+    #[inline]
+    fn alloc(&mut self, p: Pkt) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.pkts[i as usize] = p;
+            i
+        } else {
+            self.pkts.push(p);
+            (self.pkts.len() - 1) as u32
+        }
+    }
+
+    #[inline]
+    fn release(&mut self, i: u32) {
+        if self.pkts[i as usize].kind == KIND_DATA {
+            self.live_data -= 1;
+        }
+        self.free.push(i);
+    }
+}

@@ -1,0 +1,338 @@
+//! Turning the recorder and counters into result tables.
+
+use super::*;
+
+impl<'a> Sim<'a> {
+    // ---------------------------------------------------------------- results
+
+    /// Generate every frame with its own event (slower; the default lazy generator must give
+    /// identical results, which a test checks).
+    pub fn set_lazy_generation(&mut self, on: bool) {
+        self.lazy_gen = on;
+    }
+
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Data frames alive in the network (queues, links, rate limiters) right now.
+    pub fn live_data_frames(&self) -> u64 {
+        self.live_data
+    }
+
+    /// Data frames whose arrival at their destination falls after the end of the run.
+    pub fn late_data_frames(&self) -> u64 {
+        self.flows.iter().map(|f| f.late_frames).sum()
+    }
+
+    pub fn into_output(self, seed: u64, wall_s: f64) -> RunOutput {
+        let sc = self.sc;
+        let port_name: Vec<String> = (0..sc.n_ports()).map(|p| sc.port_name(p)).collect();
+        let flow_name: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
+        let node_name = |n: u32| sc.nodes[n as usize].name.clone();
+        // the recorder's columns move into the tables (no copy of large sample vectors)
+        let mut rec = self.rec;
+        let mut tables = Vec::new();
+
+        // port_throughput
+        {
+            let n = rec.tput_ports.len() * rec.nbins;
+            let (mut port, mut t, mut bytes, mut frames, mut bps) = (
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+            );
+            let nbins_in_run = (sc.duration.div_ceil(rec.bin)) as usize;
+            for (slot, &p) in rec.tput_ports.iter().enumerate() {
+                for b in 0..nbins_in_run.min(rec.nbins) {
+                    let k = slot * rec.nbins + b;
+                    port.push(port_name[p as usize].clone());
+                    t.push((b as u64 * rec.bin) as i64);
+                    bytes.push(rec.tput_bytes[k] as i64);
+                    frames.push(rec.tput_frames[k] as i64);
+                    bps.push(rec.tput_bytes[k] as f64 * 8.0 / units::secs(rec.bin));
+                }
+            }
+            tables.push(
+                Table::new("port_throughput")
+                    .col("port", ColumnData::Str(port))
+                    .col("t_ps", ColumnData::I64(t))
+                    .col("bin_ps", ColumnData::I64(vec![rec.bin as i64; bytes.len()]))
+                    .col("bytes", ColumnData::I64(bytes))
+                    .col("frames", ColumnData::I64(frames))
+                    .col("throughput_bps", ColumnData::F64(bps)),
+            );
+        }
+        tables.push(
+            Table::new("queue_samples")
+                .col(
+                    "port",
+                    ColumnData::Str(
+                        rec.q_port
+                            .iter()
+                            .map(|&p| port_name[p as usize].clone())
+                            .collect(),
+                    ),
+                )
+                .col("t_ps", ColumnData::I64(std::mem::take(&mut rec.q_t)))
+                .col(
+                    "qlen_bytes",
+                    ColumnData::I64(std::mem::take(&mut rec.q_bytes)),
+                )
+                .col(
+                    "qlen_frames",
+                    ColumnData::I64(std::mem::take(&mut rec.q_frames)),
+                ),
+        );
+        tables.push(
+            Table::new("rp_rates")
+                .col(
+                    "flow",
+                    ColumnData::Str(
+                        rec.r_flow
+                            .iter()
+                            .map(|&f| flow_name[f as usize].to_string())
+                            .collect(),
+                    ),
+                )
+                .col("t_ps", ColumnData::I64(std::mem::take(&mut rec.r_t)))
+                .col("cr_bps", ColumnData::F64(std::mem::take(&mut rec.r_cr)))
+                .col("tr_bps", ColumnData::F64(std::mem::take(&mut rec.r_tr)))
+                .col(
+                    "rl_active",
+                    ColumnData::Bool(std::mem::take(&mut rec.r_active)),
+                ),
+        );
+        {
+            let ev = &rec.events;
+            tables.push(
+                Table::new("events")
+                    .col(
+                        "t_ps",
+                        ColumnData::I64(ev.iter().map(|e| e.t as i64).collect()),
+                    )
+                    .col(
+                        "kind",
+                        ColumnData::Str(
+                            ev.iter()
+                                .map(|e| REC_KIND_NAMES[e.kind as usize].to_string())
+                                .collect(),
+                        ),
+                    )
+                    .col(
+                        "node",
+                        ColumnData::Str(
+                            ev.iter()
+                                .map(|e| {
+                                    if e.kind == REC_CNM_RX {
+                                        node_name(e.node)
+                                    } else {
+                                        port_name[e.node as usize].clone()
+                                    }
+                                })
+                                .collect(),
+                        ),
+                    )
+                    .col(
+                        "flow",
+                        ColumnData::Str(
+                            ev.iter()
+                                .map(|e| flow_name[e.flow as usize].to_string())
+                                .collect(),
+                        ),
+                    )
+                    .col(
+                        "value",
+                        ColumnData::I64(ev.iter().map(|e| e.value).collect()),
+                    ),
+            );
+        }
+        // flows
+        {
+            let fl = &self.flows;
+            let spec = &sc.flows;
+            let dur = units::secs(sc.duration);
+            tables.push(
+                Table::new("flows")
+                    .col(
+                        "flow",
+                        ColumnData::Str(flow_name.iter().map(|s| s.to_string()).collect()),
+                    )
+                    .col(
+                        "src",
+                        ColumnData::Str(fl.iter().map(|f| node_name(f.src)).collect()),
+                    )
+                    .col(
+                        "dst",
+                        ColumnData::Str(fl.iter().map(|f| node_name(f.dst)).collect()),
+                    )
+                    .col(
+                        "traffic",
+                        ColumnData::Str(
+                            spec.iter()
+                                .map(|f| match f.traffic {
+                                    Traffic::Cbr => "cbr",
+                                    Traffic::Bernoulli => "bernoulli",
+                                    Traffic::Poisson => "poisson",
+                                })
+                                .map(str::to_string)
+                                .collect(),
+                        ),
+                    )
+                    .col(
+                        "offered_bps",
+                        ColumnData::F64(fl.iter().map(|f| f.rate_bps).collect()),
+                    )
+                    .col(
+                        "start_t_ps",
+                        ColumnData::I64(fl.iter().map(|f| f.start as i64).collect()),
+                    )
+                    .col(
+                        "size_bytes",
+                        ColumnData::I64(
+                            fl.iter()
+                                .map(|f| f.size.map(|s| s as i64).unwrap_or(-1))
+                                .collect(),
+                        ),
+                    )
+                    .col(
+                        "gen_frames",
+                        ColumnData::I64(fl.iter().map(|f| f.gen_frames as i64).collect()),
+                    )
+                    .col(
+                        "tx_frames",
+                        ColumnData::I64(fl.iter().map(|f| f.sent_frames as i64).collect()),
+                    )
+                    .col(
+                        "tx_bytes",
+                        ColumnData::I64(fl.iter().map(|f| f.sent_bytes as i64).collect()),
+                    )
+                    .col(
+                        "rx_frames",
+                        ColumnData::I64(fl.iter().map(|f| f.rx_frames as i64).collect()),
+                    )
+                    .col(
+                        "rx_bytes",
+                        ColumnData::I64(fl.iter().map(|f| f.rx_bytes as i64).collect()),
+                    )
+                    .col(
+                        "rl_dropped_frames",
+                        ColumnData::I64(fl.iter().map(|f| f.rl_drops as i64).collect()),
+                    )
+                    .col(
+                        "nic_dropped_frames",
+                        ColumnData::I64(fl.iter().map(|f| f.nic_drops as i64).collect()),
+                    )
+                    .col(
+                        "dropped_frames",
+                        ColumnData::I64(fl.iter().map(|f| f.net_drops as i64).collect()),
+                    )
+                    .col(
+                        "in_flight_frames",
+                        ColumnData::I64(
+                            fl.iter()
+                                .map(|f| {
+                                    (f.gen_frames
+                                        - f.rx_frames
+                                        - f.rl_drops
+                                        - f.nic_drops
+                                        - f.net_drops) as i64
+                                })
+                                .collect(),
+                        ),
+                    )
+                    .col(
+                        "cnm_received",
+                        ColumnData::I64(fl.iter().map(|f| f.cnm_rx as i64).collect()),
+                    )
+                    .col(
+                        "fct_ps",
+                        ColumnData::I64(
+                            fl.iter()
+                                .map(|f| f.finish.map(|t| (t - f.start) as i64).unwrap_or(-1))
+                                .collect(),
+                        ),
+                    )
+                    .col(
+                        "mean_delay_ps",
+                        ColumnData::F64(
+                            fl.iter()
+                                .map(|f| {
+                                    if f.rx_frames > 0 {
+                                        f.delay_sum / f.rx_frames as f64
+                                    } else {
+                                        f64::NAN
+                                    }
+                                })
+                                .collect(),
+                        ),
+                    )
+                    .col(
+                        "throughput_bps",
+                        ColumnData::F64(
+                            fl.iter()
+                                .map(|f| {
+                                    f.rx_bytes as f64 * 8.0
+                                        / (dur - units::secs(f.start)).max(1e-12)
+                                })
+                                .collect(),
+                        ),
+                    ),
+            );
+        }
+        // ports
+        {
+            let ps = &self.ports;
+            let dur = sc.duration as f64;
+            tables.push(
+                Table::new("ports")
+                    .col("port", ColumnData::Str(port_name.clone()))
+                    .col(
+                        "link_rate_bps",
+                        ColumnData::F64((0..ps.len()).map(|p| sc.links[p / 2].rate_bps).collect()),
+                    )
+                    .col(
+                        "tx_frames",
+                        ColumnData::I64(ps.iter().map(|p| p.tx_frames as i64).collect()),
+                    )
+                    .col(
+                        "tx_bytes",
+                        ColumnData::I64(ps.iter().map(|p| p.tx_bytes as i64).collect()),
+                    )
+                    .col(
+                        "drop_frames",
+                        ColumnData::I64(ps.iter().map(|p| p.drop_frames as i64).collect()),
+                    )
+                    .col(
+                        "drop_bytes",
+                        ColumnData::I64(ps.iter().map(|p| p.drop_bytes as i64).collect()),
+                    )
+                    .col(
+                        "cnm_sent",
+                        ColumnData::I64(ps.iter().map(|p| p.cnm_sent as i64).collect()),
+                    )
+                    .col(
+                        "max_qlen_bytes",
+                        ColumnData::I64(ps.iter().map(|p| p.max_q_bytes as i64).collect()),
+                    )
+                    .col(
+                        "mean_qlen_bytes",
+                        ColumnData::F64(ps.iter().map(|p| p.q_area as f64 / dur).collect()),
+                    ),
+            );
+        }
+        let summary = crate::summary::summarize(sc, &tables, rec.events_dropped);
+        tables.push(summary);
+        RunOutput {
+            tables,
+            resolved_json: serde_json::to_string_pretty(&sc.resolved).unwrap_or_default(),
+            seed,
+            events: self.events,
+            sim_time_ps: sc.duration,
+            wall_s,
+            frames_forwarded: self.frames_forwarded,
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Traffic sources and the per-flow rate limiter (the reaction point's pacer).
+
+use super::*;
+
+impl<'a> Sim<'a> {
+    // ---------------------------------------------------------------- traffic sources
+
+    /// Create the flow's next frame, born at `t` (its scheduled generation time), and advance
+    /// the generator to the following one.
+    pub(super) fn make_frame(&mut self, fi: usize, t: SimTime) -> u32 {
+        let f = &mut self.flows[fi];
+        let mut size = f.frame;
+        if let Some(total) = f.size {
+            let left = total - f.gen_bytes;
+            if left < size as u64 {
+                size = (left as u32).max(64);
+            }
+        }
+        f.gen_bytes += size as u64;
+        f.gen_frames += 1;
+        f.gen_k += 1;
+        let more = f.size.is_none_or(|total| f.gen_bytes < total);
+        f.next_gen = NEVER;
+        if more {
+            let next = match f.traffic {
+                Traffic::Cbr => {
+                    // k-th frame at start + k*frame*8/rate, computed without accumulating error
+                    f.start + round_ps(f.gen_k as f64 * f.cbr_gap_ps)
+                }
+                Traffic::Bernoulli => t + (1 + f.rng.geometric(f.p)) * f.slot_ps,
+                Traffic::Poisson => t + Self::poisson_gap(f),
+            };
+            if next < f.stop {
+                f.next_gen = next;
+            }
+        }
+        self.live_data += 1;
+        self.alloc(Pkt {
+            born: t,
+            size,
+            flow: fi as u32,
+            hop: 0,
+            kind: KIND_DATA,
+            qntz: 0,
+            dst: 0,
+            at: 0,
+        })
+    }
+
+    pub(super) fn on_gen(&mut self, fi: usize) {
+        let pkt = self.make_frame(fi, self.now);
+        self.rl_offer(fi, pkt);
+        self.schedule_gen(fi);
+    }
+
+    /// Schedule the next generation event, unless the rate limiter is backlogged: then the
+    /// generator runs lazily (see [`Sim::catch_up`]), which saves one event per frame.
+    pub(super) fn schedule_gen(&mut self, fi: usize) {
+        let f = &mut self.flows[fi];
+        if self.lazy_gen && !f.rl_q.is_empty() {
+            f.gen_lazy = true;
+        } else {
+            f.gen_lazy = false;
+            if f.next_gen != NEVER {
+                self.q.push(f.next_gen, Ev::Gen { flow: fi as u32 });
+            }
+        }
+    }
+
+    /// While a flow's rate-limiter queue is not empty, nothing but its own departures removes
+    /// frames from it, so frames generated since the last departure can be appended (or
+    /// dropped, when the queue is full) in generation order at the next departure, with the
+    /// same outcome as one event per frame. Frames generated at the departure instant itself
+    /// are taken first.
+    pub(super) fn catch_up(&mut self, fi: usize, now: SimTime) {
+        while self.flows[fi].gen_lazy && self.flows[fi].next_gen <= now {
+            let t = self.flows[fi].next_gen;
+            let pkt = self.make_frame(fi, t);
+            self.rl_enqueue(fi, pkt);
+        }
+    }
+
+    // ---------------------------------------------------------------- rate limiter
+
+    pub(super) fn rl_limited(f: &Flow) -> bool {
+        f.rp.as_ref().is_some_and(|rp| rp.is_active())
+    }
+
+    /// A new frame from the source enters the flow's rate limiter.
+    pub(super) fn rl_offer(&mut self, fi: usize, pkt: u32) {
+        let now = self.now;
+        let f = &mut self.flows[fi];
+        let size = self.pkts[pkt as usize].size;
+        if !Self::rl_limited(f) && f.rl_q.is_empty() {
+            self.hand_to_nic(fi, pkt);
+            return;
+        }
+        if f.rl_q.is_empty() && f.bucket.try_take(now, size) {
+            self.leave_rl(fi, pkt, true);
+            return;
+        }
+        self.rl_enqueue(fi, pkt);
+    }
+
+    /// Append a frame to the rate-limiter queue, or drop it when the queue is full.
+    pub(super) fn rl_enqueue(&mut self, fi: usize, pkt: u32) {
+        let f = &mut self.flows[fi];
+        let size = self.pkts[pkt as usize].size;
+        if f.rl_q_bytes + size as u64 > f.rl_cap {
+            f.rl_drops += 1;
+            self.release(pkt);
+            return;
+        }
+        f.rl_q.push_back(pkt);
+        f.rl_q_bytes += size as u64;
+        // A new head needs a departure time. (While the queue is not empty a departure is
+        // always pending, except inside `on_rl_release`, which schedules the next one itself.)
+        if f.rl_q.len() == 1 && !f.rl_timer.is_armed() {
+            self.schedule_rl(fi);
+        }
+    }
+
+    /// Schedule the departure of the head of the RL queue from the token balance and CR.
+    pub(super) fn schedule_rl(&mut self, fi: usize) {
+        let now = self.now;
+        let f = &mut self.flows[fi];
+        let Some(&head) = f.rl_q.front() else {
+            f.rl_timer.cancel();
+            return;
+        };
+        let at = f.bucket.ready_at(now, self.pkts[head as usize].size);
+        self.arm_rl(fi, at);
+    }
+
+    #[inline]
+    pub(super) fn arm_rl(&mut self, fi: usize, at: SimTime) {
+        if let Some(gen) = self.flows[fi].rl_timer.arm(at) {
+            self.q.push(
+                at,
+                Ev::RlRelease {
+                    flow: fi as u32,
+                    gen,
+                },
+            );
+        }
+    }
+
+    pub(super) fn on_rl_release(&mut self, fi: usize) {
+        let now = self.now;
+        self.catch_up(fi, now);
+        let f = &mut self.flows[fi];
+        let Some(pkt) = f.rl_q.pop_front() else {
+            return;
+        };
+        let size = self.pkts[pkt as usize].size;
+        f.rl_q_bytes -= size as u64;
+        if Self::rl_limited(f) {
+            f.bucket.take(now, size);
+        }
+        let empty = f.rl_q.is_empty();
+        self.leave_rl(fi, pkt, empty);
+        if self.flows[fi].gen_lazy && self.flows[fi].rl_q.is_empty() {
+            self.schedule_gen(fi);
+        }
+        let f = &self.flows[fi];
+        if !f.rl_q.is_empty() && !f.rl_timer.is_armed() {
+            if Self::rl_limited(f) {
+                self.schedule_rl(fi);
+            } else {
+                // limiter released with frames waiting: drain at once
+                self.arm_rl(fi, now);
+            }
+        }
+    }
+
+    /// A frame leaves the rate limiter: tell the RP, then hand it to the NIC.
+    pub(super) fn leave_rl(&mut self, fi: usize, pkt: u32, rl_empty: bool) {
+        let now = self.now;
+        let size = self.pkts[pkt as usize].size;
+        self.hand_to_nic(fi, pkt);
+        let f = &mut self.flows[fi];
+        if let Some(rp) = f.rp.as_mut() {
+            let out = rp.on_frame_sent(&f.rpp, now, size, rl_empty);
+            self.rp_output(fi, out, now);
+        }
+    }
+
+    /// Apply what the RP asked for: re-arm or cancel its timer, re-pace on a rate change.
+    pub(super) fn rp_output(&mut self, fi: usize, out: RpOutput, now: SimTime) {
+        let f = &mut self.flows[fi];
+        match out.timer {
+            TimerCmd::Keep => {}
+            TimerCmd::Arm(at) => {
+                let at = at.max(now);
+                if let Some(gen) = f.rp_timer.arm(at) {
+                    self.q.push(
+                        at,
+                        Ev::RpTimer {
+                            flow: fi as u32,
+                            gen,
+                        },
+                    );
+                }
+            }
+            TimerCmd::Cancel => f.rp_timer.cancel(),
+        }
+        if out.rate_changed {
+            let Some(rp) = f.rp.as_ref() else { return };
+            // the tokens earned so far are banked at the old rate
+            f.bucket.set_rate(now, rp.current_rate());
+            if f.rl_timer.is_armed() && !f.rl_q.is_empty() {
+                self.schedule_rl(fi);
+            }
+        }
+    }
+}
