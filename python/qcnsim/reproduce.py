@@ -14,12 +14,14 @@ overrides and seed is not run again.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import polars as pl
 
@@ -159,6 +161,38 @@ def to_markdown(df: pl.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass
+class ExperimentContext:
+    """What an experiment's own post-processing hook gets (see :func:`experiment_hook`)."""
+
+    name: str
+    base: Scenario
+    planned: List[Tuple[str, Scenario]]
+    runs: List[Tuple[str, Results]]
+    out_dir: Path
+    quick: bool
+    overrides: List[str]
+    seed: Optional[int]
+    fmt: str
+    progress: Any
+    log: Callable[[str], None]
+
+
+def experiment_hook(stem: str):
+    """The ``post(ctx)`` function of module ``qcnsim.experiments.<stem with _ for ->``, if that
+    module exists. It draws the experiment's own figures (and may run extra runs, e.g. a
+    parameter study) and returns ``(figure paths, extra summary rows or None)``; the extra rows
+    use the summary's columns (variant, metric, value, unit, detail)."""
+    modname = "qcnsim.experiments." + re.sub(r"[^0-9a-zA-Z_]", "_", stem)
+    try:
+        mod = importlib.import_module(modname)
+    except ModuleNotFoundError as e:
+        if e.name == modname:
+            return None
+        raise
+    return getattr(mod, "post", None)
+
+
 def reproduce(
     name: str,
     out_dir: PathLike,
@@ -204,6 +238,14 @@ def reproduce(
 
     figs = plot.plot_all(runs, out_dir)
     summary = combined_summary(runs)
+    hook = experiment_hook(stem)
+    if hook is not None:
+        extra_figs, extra_summary = hook(ExperimentContext(
+            name=stem, base=base, planned=planned, runs=runs, out_dir=out_dir, quick=quick,
+            overrides=list(overrides), seed=seed, fmt=fmt, progress=progress, log=log))
+        figs = [*figs, *extra_figs]
+        if extra_summary is not None and extra_summary.height > 0:
+            summary = pl.concat([summary, extra_summary], how="diagonal_relaxed")
     summary.write_csv(out_dir / "summary.csv")
     md = to_markdown(summary)
     title = f"# {stem}{' (quick)' if quick else ''}\n\n"
