@@ -2,5 +2,6 @@
 //! receives `now` and an input and returns what to do, so every rule of the pseudo code can be
 //! tested as a table of (state before, input, state after, actions).
 
+pub mod multicast;
 pub mod qcn_cp;
 pub mod qcn_rp;

@@ -120,6 +120,24 @@ impl CpSample {
     pub fn sends_cnm(&self) -> bool {
         self.qntz_fb > 0
     }
+
+    /// Representative feedback (mechanisms.md §6, Algorithm 2): a CNM only when the standard
+    /// one would be sent and this CP (`cpid`) is the representative for a frame carrying
+    /// `frame_fb_hat` and `frame_rep_cpid`.
+    pub fn sends_cnm_representative(
+        &self,
+        cpid: u32,
+        frame_fb_hat: u8,
+        frame_rep_cpid: u32,
+    ) -> bool {
+        self.sends_cnm()
+            && crate::proto::multicast::is_representative(
+                self.qntz_fb,
+                cpid,
+                frame_fb_hat,
+                frame_rep_cpid,
+            )
+    }
 }
 
 /// The standard linear quantiser (reference.md §1.3, HPE FlexFabric 5940 "QCN algorithm"):

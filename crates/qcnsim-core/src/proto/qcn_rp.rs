@@ -36,6 +36,7 @@
 //! with jitter 0, so the stream position never depends on the jitter setting.
 
 use crate::engine::Rng;
+use crate::proto::multicast::{McFeedback, NO_CPID};
 use crate::units::{SimTime, MS};
 
 /// How the hyper-active increase step is computed.
@@ -105,6 +106,12 @@ pub struct RpParams {
     /// false: the RL is allocated on the first CNM with qntz_fb > 0 (CR = TR = line, then the
     /// decrease). true: the RL is active from the start at CR = TR = line.
     pub start_active: bool,
+    /// How the RP treats CNMs: standard QCN (every CNM decreases with its own feedback), or
+    /// the representative-CP scheme for multicast (Algorithm 1, see [`Rp::on_cnm_from`]).
+    pub feedback: McFeedback,
+    /// The largest quantised feedback, `2^fb_bits - 1` of the CPs (63): F̂b restarts at 0 when
+    /// it reaches this value (representative feedback only).
+    pub fb_max: u8,
 }
 
 impl RpParams {
@@ -131,6 +138,8 @@ impl RpParams {
             hai_mode: HaiMode::Multiplied,
             release_at_line_rate: true,
             start_active: false,
+            feedback: McFeedback::Standard,
+            fb_max: 63,
         }
     }
 
@@ -238,6 +247,10 @@ pub struct Rp {
     timer_deadline: Option<SimTime>,
     /// Stream for the BC and timer jitter.
     rng: Rng,
+    /// F̂b, the largest feedback received since the last restart (representative feedback).
+    fb_hat: u8,
+    /// CPID of the representative CP ([`NO_CPID`] until the first CNM).
+    rep_cpid: u32,
 }
 
 impl Rp {
@@ -253,6 +266,8 @@ impl Rp {
             timer_scount: 0,
             timer_deadline: None,
             rng,
+            fb_hat: 0,
+            rep_cpid: NO_CPID,
         };
         if p.start_active {
             rp.activate(p);
@@ -297,6 +312,48 @@ impl Rp {
             timer,
             rate_changed: self.cr != cr_before,
         }
+    }
+
+    /// A CNM with quantised feedback `qntz_fb` from the CP whose identifier is `cpid`.
+    ///
+    /// Standard feedback: exactly [`Rp::on_cnm`]. Representative feedback (mechanisms.md §6,
+    /// Algorithm 1):
+    ///
+    /// ```text
+    /// if Fb_hat < Fb: Fb_hat = Fb; rep_cpid = cpid
+    /// adjust the rate with Fb_hat          (on_cnm(Fb_hat))
+    /// if Fb_hat == fb_max: Fb_hat = 0       (restart the selection; rep_cpid is kept)
+    /// ```
+    ///
+    /// A CNM with `qntz_fb == 0` is ignored in both modes, as by [`Rp::on_cnm`].
+    pub fn on_cnm_from(&mut self, p: &RpParams, now: SimTime, qntz_fb: u8, cpid: u32) -> RpOutput {
+        match p.feedback {
+            McFeedback::Standard => self.on_cnm(p, now, qntz_fb),
+            McFeedback::Representative => {
+                if qntz_fb == 0 {
+                    return RpOutput::NONE;
+                }
+                if self.fb_hat < qntz_fb {
+                    self.fb_hat = qntz_fb;
+                    self.rep_cpid = cpid;
+                }
+                let out = self.on_cnm(p, now, self.fb_hat);
+                if self.fb_hat >= p.fb_max {
+                    self.fb_hat = 0;
+                }
+                out
+            }
+        }
+    }
+
+    /// F̂b as carried by the next data frame (0 under standard feedback).
+    pub fn fb_hat(&self) -> u8 {
+        self.fb_hat
+    }
+
+    /// The representative CPID carried by the next data frame ([`NO_CPID`] when unset).
+    pub fn rep_cpid(&self) -> u32 {
+        self.rep_cpid
     }
 
     /// Called after each data frame of `bytes` leaves the rate limiter; `rl_queue_empty` = no frame waiting in the RL queue.
