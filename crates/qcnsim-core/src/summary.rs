@@ -211,6 +211,21 @@ pub fn summarize(sc: &Scenario, tables: &[Table], events_dropped: u64) -> Table 
         .col("detail", ColumnData::Str(rows.detail))
 }
 
+/// Append (metric, value, unit, detail) rows to a summary table made by [`summarize`].
+pub fn append_rows(t: &mut Table, rows: Vec<(String, f64, String, String)>) {
+    for (metric, value, unit, detail) in rows {
+        for c in t.columns.iter_mut() {
+            match (c.name.as_str(), &mut c.data) {
+                ("metric", ColumnData::Str(v)) => v.push(metric.clone()),
+                ("value", ColumnData::F64(v)) => v.push(value),
+                ("unit", ColumnData::Str(v)) => v.push(unit.clone()),
+                ("detail", ColumnData::Str(v)) => v.push(detail.clone()),
+                _ => {}
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

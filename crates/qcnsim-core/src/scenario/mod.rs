@@ -1,10 +1,12 @@
 //! Scenario files: parsing, validation with field paths, and the resolved scenario model that
 //! the simulator is built from. See docs/scenario.md for the file format.
 
+pub mod multicast;
 pub mod params;
 pub mod reader;
 
 use crate::api::ScenarioError;
+use crate::proto::multicast::McFeedback;
 use crate::proto::qcn_cp::CpParams;
 use crate::proto::qcn_rp::RpParams;
 use crate::units::{self, SimTime};
@@ -113,8 +115,14 @@ pub struct FlowSpec {
     pub stop: SimTime,
     /// Finite flow size in bytes (for flow completion time); `None` = unbounded.
     pub size_bytes: Option<u64>,
-    /// Egress ports along the path, starting with the source NIC.
+    /// Egress ports along the path, starting with the source NIC. For a multicast flow: the
+    /// nodes of its distribution tree in breadth-first order (node 0 = the source NIC port).
     pub path: Vec<PortIx>,
+    /// Multicast flow: the group it is addressed to (then `dst` is `usize::MAX`).
+    pub group: Option<usize>,
+    /// Multicast flow: the parent tree node of each `path` entry (`u32::MAX` for node 0);
+    /// empty for a unicast flow.
+    pub tree_parent: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,6 +143,8 @@ pub struct QcnSpec {
     pub rl_burst_bytes: Option<u64>,
     /// Switch egress ports that run a CP.
     pub cp_ports: Vec<bool>,
+    /// CNM generation and use for multicast flows (unicast flows always use standard QCN).
+    pub multicast_feedback: McFeedback,
 }
 
 #[derive(Debug, Clone)]
@@ -154,6 +164,9 @@ pub struct MetricsSpec {
 pub struct AnalysisSpec {
     pub bottleneck: Option<PortIx>,
     pub recovery_fraction: f64,
+    /// Statistics window of the multicast metrics, [from, to).
+    pub stats_from: SimTime,
+    pub stats_to: SimTime,
 }
 
 #[derive(Debug, Clone)]
@@ -165,6 +178,7 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     pub schedule: Vec<ScheduleSpec>,
     pub flows: Vec<FlowSpec>,
+    pub groups: Vec<multicast::GroupSpec>,
     pub cc: CcMode,
     pub qcn: QcnSpec,
     pub metrics: MetricsSpec,
@@ -430,6 +444,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         links,
         schedule: Vec::new(),
         flows: Vec::new(),
+        groups: Vec::new(),
         cc: CcMode::None,
         qcn: QcnSpec {
             cp: CpParams::standard(),
@@ -438,6 +453,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             rl_queue_bytes: 0,
             rl_burst_bytes: None,
             cp_ports: Vec::new(),
+            multicast_feedback: McFeedback::Standard,
         },
         metrics: MetricsSpec {
             throughput_bin: 0,
@@ -453,6 +469,8 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         analysis: AnalysisSpec {
             bottleneck: None,
             recovery_fraction: 0.9,
+            stats_from: 0,
+            stats_to: duration,
         },
         resolved: Json::Null,
     };
@@ -507,6 +525,13 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
     }
     resolved.insert("schedule".into(), Json::Array(sched_json));
 
+    // [[groups]]
+    let (groups, group_json) = multicast::parse_groups(&sc, &mut r)?;
+    sc.groups = groups;
+    if !group_json.is_empty() {
+        resolved.insert("groups".into(), Json::Array(group_json));
+    }
+
     // [[flows]]
     let mut flow_json = Vec::new();
     let mut flow_names: HashMap<String, usize> = HashMap::new();
@@ -520,14 +545,20 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             ));
         }
         let src = host_ref(&sc, &mut t, "src")?;
-        let dst = host_ref(&sc, &mut t, "dst")?;
-        if src == dst {
-            return Err(t.err(
-                "dst",
-                format!("{:?}", sc.nodes[dst].name),
-                "a host other than the source",
-            ));
-        }
+        let group = multicast::flow_group(&sc, &mut t)?;
+        let dst = if group.is_some() {
+            usize::MAX
+        } else {
+            let dst = host_ref(&sc, &mut t, "dst")?;
+            if src == dst {
+                return Err(t.err(
+                    "dst",
+                    format!("{:?}", sc.nodes[dst].name),
+                    "a host other than the source",
+                ));
+            }
+            dst
+        };
         let traffic = match t
             .choice("traffic", "cbr", &["cbr", "bernoulli", "poisson"])?
             .as_str()
@@ -565,7 +596,13 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         if size_bytes == Some(0) {
             return Err(t.err("size", "\"0B\"", "a flow size above zero"));
         }
+        let mut tree_parent = Vec::new();
         let path = match t.opt_str_list("path")? {
+            _ if group.is_some() => {
+                let (ports, parent) = multicast::flow_tree(&sc, &t, group.unwrap_or(0), src)?;
+                tree_parent = parent;
+                ports
+            }
             Some(hops) => explicit_path(&sc, &t, &hops, src, dst)?,
             None => routes.path(&sc, src, dst).ok_or_else(|| {
                 t.err(
@@ -600,6 +637,8 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             stop,
             size_bytes,
             path,
+            group,
+            tree_parent,
         });
         flow_json.push(Json::Object(t.finish()?));
     }
@@ -635,9 +674,34 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
     if let Some(b) = bottleneck {
         a.put("bottleneck", Json::String(sc.port_name(b)));
     }
+    let recovery_fraction = a.f64_in("recovery_fraction", 0.9, 0.01, 1.0)?;
+    let stats_from = a.time_or("stats_from", 0)?;
+    let stats_to = a.time_or("stats_to", duration)?;
+    if stats_to > duration {
+        return Err(a.err(
+            "stats_to",
+            format!("{:?}", units::fmt_time(stats_to)),
+            format!(
+                "a time up to meta.duration = {} (the default is the end of the run)",
+                units::fmt_time(duration)
+            ),
+        ));
+    }
+    if stats_from >= stats_to {
+        return Err(a.err(
+            "stats_from",
+            format!("{:?}", units::fmt_time(stats_from)),
+            format!(
+                "a time before the end of the statistics window, {}",
+                units::fmt_time(stats_to)
+            ),
+        ));
+    }
     sc.analysis = AnalysisSpec {
         bottleneck,
-        recovery_fraction: a.f64_in("recovery_fraction", 0.9, 0.01, 1.0)?,
+        recovery_fraction,
+        stats_from,
+        stats_to,
     };
     resolved.insert("analysis".into(), Json::Object(a.finish()?));
 
@@ -921,6 +985,14 @@ fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
         ));
     }
     let cp_ports = port_selection(sc, q, "cp_ports", "switches")?;
+    let mf = params::spec("cc.qcn", "multicast_feedback");
+    let multicast_feedback = match q
+        .choice(mf.key, mf.default, &["standard", "representative"])?
+        .as_str()
+    {
+        "representative" => McFeedback::Representative,
+        _ => McFeedback::Standard,
+    };
     if let Some(p) = (0..sc.n_ports()).find(|&p| cp_ports[p] && !sc.is_switch_port(p)) {
         return Err(q.err(
             "cp_ports",
@@ -935,6 +1007,7 @@ fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
         rl_queue_bytes,
         rl_burst_bytes,
         cp_ports,
+        multicast_feedback,
     })
 }
 

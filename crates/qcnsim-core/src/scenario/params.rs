@@ -36,6 +36,7 @@ const MIB: &str = "IEEE 802.1Q MIB (IEEE8021-CN-MIB)";
 const PC: &str = "QCN pseudo code v2.x";
 
 pub static PARAMS: &[ParamSpec] = &[
+    ParamSpec { section: "cc.qcn", key: "multicast_feedback", kind: Kind::Choice(&["standard", "representative"]), default: "standard", source: "mechanisms.md §6 (multicast QCN study)", help: "CNMs for flows addressed to a group: every CP of the tree sends for its sampled copies (standard), or only the representative CP, with the RP decreasing by F̂b (representative, Algorithms 1 and 2). Unicast flows always use standard QCN." },
     ParamSpec { section: CP, key: "q_eq", kind: Kind::Bytes { min: 100, max: u32::MAX as u64 }, default: "26000B", source: MIB, help: "Qeq, the equilibrium queue length (set point) of the CP (cpQSp)." },
     ParamSpec { section: CP, key: "w", kind: Kind::Float { min: 0.0, max: 64.0 }, default: "2.0", source: MIB, help: "w, the weight of the queue growth Qdelta in Fb = -(Qoff + w*Qdelta) (cpW = 1 means 2^1)." },
     ParamSpec { section: CP, key: "fb_bits", kind: Kind::Int { min: 3, max: 8 }, default: "6", source: MIB, help: "Width of the quantised feedback QntzFb (6 bits: 0..63)." },

@@ -11,6 +11,9 @@ impl<'a> Sim<'a> {
         f.sent_frames += 1;
         f.sent_bytes += self.pkts[pkt as usize].size as u64;
         let port = f.path[0] as usize;
+        if f.rep_fb {
+            self.mc_stamp(fi, pkt);
+        }
         self.enqueue_data(port, pkt);
     }
 
@@ -57,7 +60,7 @@ impl<'a> Sim<'a> {
             let qb = port.q_bytes;
             let cp = &mut self.cps[port.cp as usize];
             if let Some(s) = cp.on_enqueue(&self.sc.qcn.cp, qb, size) {
-                if s.sends_cnm() {
+                if s.sends_cnm() && self.cnm_wanted(pi, pkt, &s) {
                     self.send_cnm(pi, flow, s.qntz_fb);
                 }
             }
@@ -140,6 +143,10 @@ impl<'a> Sim<'a> {
     pub(super) fn on_switch_arrive(&mut self, pkt: u32) {
         let pk = self.pkts[pkt as usize];
         if pk.kind == KIND_DATA {
+            if self.flows[pk.flow as usize].mc != NONE {
+                self.mc_forward(pkt);
+                return;
+            }
             let hop = pk.hop + 1;
             self.pkts[pkt as usize].hop = hop;
             let port = self.flows[pk.flow as usize].path[hop as usize] as usize;
@@ -167,7 +174,9 @@ impl<'a> Sim<'a> {
             f.rx_frames += 1;
             f.rx_bytes += pk.size as u64;
             f.delay_sum += (t - pk.born) as f64;
-            if let Some(total) = f.size {
+            if f.mc != NONE {
+                self.mc_delivered(pk.flow as usize, pk.hop, pk.size, t);
+            } else if let Some(total) = f.size {
                 if f.rx_bytes >= total && f.finish.is_none() {
                     f.finish = Some(t);
                 }

@@ -16,6 +16,7 @@ use crate::api::{ColumnData, RunError, RunOutput, Table};
 use crate::engine::rng::kinds;
 use crate::engine::{EventQueue, LazyTimer, Popped, Rng, StreamId};
 use crate::net::TokenBucket;
+use crate::proto::multicast::{McFeedback, NO_CPID};
 use crate::proto::qcn_cp::Cp;
 use crate::proto::qcn_rp::{Rp, RpOutput, RpParams, TimerCmd};
 use crate::scenario::{Capacity, CcMode, NodeKind, Routes, Scenario, Traffic};
@@ -24,6 +25,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 mod fabric;
+mod multicast;
 mod output;
 mod qcn;
 mod traffic;
@@ -64,6 +66,10 @@ enum Ev {
     PortRate {
         entry: u32,
     },
+    /// An edge (0 = start, 1 = end) of the multicast statistics window.
+    McStats {
+        edge: u8,
+    },
     SampleQueues,
     SampleRates,
 }
@@ -79,8 +85,10 @@ struct Pkt {
     /// Data: index into the flow's path of the port it is queued at / was sent from.
     hop: u16,
     kind: u8,
-    /// CNM: quantised feedback.
+    /// CNM: quantised feedback. Data frame of a representative-feedback flow: F̂b.
     qntz: u8,
+    /// CNM: CPID of the CP that sent it. Data frame: the representative CPID (NONE = unset).
+    cpid: u32,
     /// Control frames: destination node, and the node currently holding the frame.
     dst: u32,
     at: u32,
@@ -182,6 +190,10 @@ struct Flow {
     delay_sum: f64,
     finish: Option<SimTime>,
     cnm_rx: u64,
+    /// Multicast flow: index into `Sim::mcast` (NONE for unicast).
+    mc: u32,
+    /// Representative feedback: data frames carry the RP's F̂b and representative CPID.
+    rep_fb: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -249,6 +261,8 @@ pub struct Sim<'a> {
     frames_forwarded: u64,
     live_data: u64,
     lazy_gen: bool,
+    mcast: Vec<multicast::McFlow>,
+    mc_win: [multicast::McSnap; 2],
 }
 
 impl<'a> Sim<'a> {
@@ -344,6 +358,11 @@ impl<'a> Sim<'a> {
             let nic_rate = sc.links[f.path[0] / 2].rate_bps;
             let mut rpp = sc.qcn.rp.clone();
             rpp.line_rate_bps = nic_rate;
+            rpp.fb_max = sc.qcn.cp.max_qntz_fb();
+            if f.group.is_some() {
+                rpp.feedback = sc.qcn.multicast_feedback;
+            }
+            let rep_fb = qcn && rpp.feedback == McFeedback::Representative;
             let rp = qcn.then(|| {
                 Rp::new(
                     &rpp,
@@ -393,6 +412,8 @@ impl<'a> Sim<'a> {
                 delay_sum: 0.0,
                 finish: None,
                 cnm_rx: 0,
+                mc: NONE,
+                rep_fb,
             });
         }
 
@@ -412,7 +433,19 @@ impl<'a> Sim<'a> {
             frames_forwarded: 0,
             live_data: 0,
             lazy_gen: true,
+            mcast: Vec::new(),
+            mc_win: Default::default(),
         };
+        for (i, f) in sc.flows.iter().enumerate() {
+            if f.group.is_some() {
+                sim.flows[i].mc = sim.mcast.len() as u32;
+                sim.mcast.push(multicast::McFlow::new(sc, i));
+            }
+        }
+        if !sc.groups.is_empty() {
+            sim.q.push(sc.analysis.stats_from, Ev::McStats { edge: 0 });
+            sim.q.push(sc.analysis.stats_to, Ev::McStats { edge: 1 });
+        }
         for i in 0..sim.flows.len() {
             let f = &mut sim.flows[i];
             let start = f.start;
@@ -520,6 +553,7 @@ impl<'a> Sim<'a> {
                 port.rate = s.rate_bps;
                 port.last_size = 0;
             }
+            Ev::McStats { edge } => self.mc_snapshot(edge as usize),
             Ev::SampleQueues => {
                 let t = self.now;
                 for &p in &self.rec.queue_ports {

@@ -31,6 +31,10 @@ impl<'a> Sim<'a> {
         let flow_name: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
         let node_name = |n: u32| sc.nodes[n as usize].name.clone();
         // the recorder's columns move into the tables (no copy of large sample vectors)
+        let mc_dst: Vec<Option<String>> =
+            (0..self.flows.len()).map(|i| self.mc_flow_dst(i)).collect();
+        let mc_copies: Vec<u64> = (0..self.flows.len()).map(|i| self.mc_copies(i)).collect();
+        let mc_members = (!sc.groups.is_empty()).then(|| self.mc_members_table());
         let mut rec = self.rec;
         let mut tables = Vec::new();
 
@@ -166,7 +170,11 @@ impl<'a> Sim<'a> {
                     )
                     .col(
                         "dst",
-                        ColumnData::Str(fl.iter().map(|f| node_name(f.dst)).collect()),
+                        ColumnData::Str(
+                            (0..fl.len())
+                                .map(|i| mc_dst[i].clone().unwrap_or_else(|| node_name(fl[i].dst)))
+                                .collect(),
+                        ),
                     )
                     .col(
                         "traffic",
@@ -233,8 +241,9 @@ impl<'a> Sim<'a> {
                         "in_flight_frames",
                         ColumnData::I64(
                             fl.iter()
-                                .map(|f| {
-                                    (f.gen_frames
+                                .enumerate()
+                                .map(|(i, f)| {
+                                    (f.gen_frames + mc_copies[i]
                                         - f.rx_frames
                                         - f.rl_drops
                                         - f.nic_drops
@@ -242,6 +251,10 @@ impl<'a> Sim<'a> {
                                 })
                                 .collect(),
                         ),
+                    )
+                    .col(
+                        "replicated_frames",
+                        ColumnData::I64(mc_copies.iter().map(|&c| c as i64).collect()),
                     )
                     .col(
                         "cnm_received",
@@ -323,7 +336,12 @@ impl<'a> Sim<'a> {
                     ),
             );
         }
-        let summary = crate::summary::summarize(sc, &tables, rec.events_dropped);
+        let mut summary = crate::summary::summarize(sc, &tables, rec.events_dropped);
+        if let Some(members) = mc_members {
+            let rows = Self::mc_summary_rows(sc, &self.flows, &self.mc_win, &tables);
+            crate::summary::append_rows(&mut summary, rows);
+            tables.push(members);
+        }
         tables.push(summary);
         RunOutput {
             tables,

@@ -29,6 +29,7 @@ impl<'a> Sim<'a> {
             hop: 0,
             kind: KIND_CNM,
             qntz,
+            cpid: cp_port as u32,
             dst: src,
             at: sw as u32,
         });
@@ -56,7 +57,7 @@ impl<'a> Sim<'a> {
         }
         if let Some(rp) = f.rp.as_mut() {
             let was_active = rp.is_active();
-            let out = rp.on_cnm(&f.rpp, now, pk.qntz);
+            let out = rp.on_cnm_from(&f.rpp, now, pk.qntz, pk.cpid);
             if !was_active && rp.is_active() {
                 // a newly allocated rate limiter starts with a full bucket
                 f.bucket.set_rate(now, rp.current_rate());

@@ -42,6 +42,7 @@ impl<'a> Sim<'a> {
             hop: 0,
             kind: KIND_DATA,
             qntz: 0,
+            cpid: NO_CPID,
             dst: 0,
             at: 0,
         })

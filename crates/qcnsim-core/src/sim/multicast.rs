@@ -1,0 +1,431 @@
+//! Multicast (mechanisms.md §6): replication of group frames along the flow's distribution
+//! tree, per-member delivery counts, the representative-CP feedback hooks, and the multicast
+//! metrics of the `summary` table. See docs/models/multicast.md.
+//!
+//! A multicast flow's `path` holds the nodes of its tree in breadth-first order (node 0 is the
+//! source NIC port), so the children of a node are contiguous. A data frame's `hop` is the tree
+//! node of the queue it is in. When a frame reaches a switch, the switch puts one frame on each
+//! child port: copies come from the packet arena (no heap allocation once the arena has grown),
+//! the original frame goes to the last child. Every copy is a data frame of the flow and is
+//! counted as delivered, dropped or in flight like any other.
+
+use super::*;
+use crate::api::Table;
+use crate::proto::qcn_cp::CpSample;
+
+/// Per multicast flow: its tree's shape and what each member received.
+pub(super) struct McFlow {
+    /// Children of each tree node: (first node, count).
+    pub(super) kids: Vec<(u16, u16)>,
+    /// Member slot (index into the group's members) of a node whose port leads to a member,
+    /// NONE otherwise.
+    pub(super) member_of: Vec<u32>,
+    pub(super) member_rx_frames: Vec<u64>,
+    pub(super) member_rx_bytes: Vec<u64>,
+    /// Members that have received the whole finite flow.
+    pub(super) members_done: u32,
+    /// Copies made by switches (frames beyond the one the source sent).
+    pub(super) copies: u64,
+}
+
+impl McFlow {
+    pub(super) fn new(sc: &Scenario, fi: usize) -> McFlow {
+        let f = &sc.flows[fi];
+        let g = &sc.groups[f.group.expect("multicast flow")];
+        let n = f.path.len();
+        let mut kids = vec![(0u16, 0u16); n];
+        for (j, &p) in f.tree_parent.iter().enumerate().skip(1) {
+            let k = &mut kids[p as usize];
+            if k.1 == 0 {
+                k.0 = j as u16;
+            }
+            k.1 += 1;
+        }
+        let member_of = f
+            .path
+            .iter()
+            .map(|&p| {
+                let to = sc.port_ends(p).1;
+                g.members
+                    .iter()
+                    .position(|&m| m == to)
+                    .map_or(NONE, |i| i as u32)
+            })
+            .collect();
+        McFlow {
+            kids,
+            member_of,
+            member_rx_frames: vec![0; g.members.len()],
+            member_rx_bytes: vec![0; g.members.len()],
+            members_done: 0,
+            copies: 0,
+        }
+    }
+}
+
+/// Counters at the edges of the statistics window ([analysis] stats_from / stats_to).
+#[derive(Default, Clone)]
+pub(super) struct McSnap {
+    pub(super) taken: bool,
+    pub(super) flow_sent_frames: Vec<u64>,
+    pub(super) flow_sent_bytes: Vec<u64>,
+    pub(super) port_drops: Vec<u64>,
+    pub(super) cnm_sent: u64,
+}
+
+impl<'a> Sim<'a> {
+    /// A data frame of multicast flow `fi` reached the switch at the end of its tree node
+    /// `hop`: one frame onto each child port.
+    pub(super) fn mc_forward(&mut self, pkt: u32) {
+        let pk = self.pkts[pkt as usize];
+        let fi = pk.flow as usize;
+        let m = self.flows[fi].mc as usize;
+        let (first, n) = self.mcast[m].kids[pk.hop as usize];
+        if n == 0 {
+            // validated trees have no dead ends; never reached
+            self.flows[fi].net_drops += 1;
+            self.release(pkt);
+            return;
+        }
+        for j in first..first + n - 1 {
+            let mut c = pk;
+            c.hop = j;
+            self.live_data += 1;
+            self.mcast[m].copies += 1;
+            let ci = self.alloc(c);
+            let port = self.flows[fi].path[j as usize] as usize;
+            self.enqueue_data(port, ci);
+        }
+        let last = first + n - 1;
+        self.pkts[pkt as usize].hop = last;
+        let port = self.flows[fi].path[last as usize] as usize;
+        self.enqueue_data(port, pkt);
+    }
+
+    /// A copy of multicast flow `fi` reached its member at `t <= end`.
+    #[inline]
+    pub(super) fn mc_delivered(&mut self, fi: usize, hop: u16, size: u32, t: SimTime) {
+        let f = &mut self.flows[fi];
+        let mc = &mut self.mcast[f.mc as usize];
+        let slot = mc.member_of[hop as usize];
+        if slot == NONE {
+            return;
+        }
+        let s = slot as usize;
+        mc.member_rx_frames[s] += 1;
+        let before = mc.member_rx_bytes[s];
+        mc.member_rx_bytes[s] += size as u64;
+        if let Some(total) = f.size {
+            if before < total && mc.member_rx_bytes[s] >= total {
+                mc.members_done += 1;
+                if mc.members_done as usize == mc.member_rx_bytes.len() && f.finish.is_none() {
+                    f.finish = Some(t);
+                }
+            }
+        }
+    }
+
+    /// Representative feedback: the source stamps F̂b and the representative CPID into each
+    /// data frame it sends.
+    #[inline]
+    pub(super) fn mc_stamp(&mut self, fi: usize, pkt: u32) {
+        let f = &self.flows[fi];
+        if let Some(rp) = f.rp.as_ref() {
+            let p = &mut self.pkts[pkt as usize];
+            p.qntz = rp.fb_hat();
+            p.cpid = rp.rep_cpid();
+        }
+    }
+
+    /// Whether the CP of port `pi` sends the CNM its sample asks for: always for standard
+    /// feedback, only as the representative (Algorithm 2) for representative feedback. The
+    /// CPID of a CP is its port index.
+    #[inline]
+    pub(super) fn cnm_wanted(&self, pi: usize, pkt: u32, s: &CpSample) -> bool {
+        let pk = &self.pkts[pkt as usize];
+        !self.flows[pk.flow as usize].rep_fb
+            || s.sends_cnm_representative(pi as u32, pk.qntz, pk.cpid)
+    }
+
+    /// Take the counters at an edge of the statistics window.
+    pub(super) fn mc_snapshot(&mut self, edge: usize) {
+        let s = &mut self.mc_win[edge];
+        s.taken = true;
+        s.flow_sent_frames = self.flows.iter().map(|f| f.sent_frames).collect();
+        s.flow_sent_bytes = self.flows.iter().map(|f| f.sent_bytes).collect();
+        s.port_drops = self.ports.iter().map(|p| p.drop_frames).collect();
+        s.cnm_sent = self.ports.iter().map(|p| p.cnm_sent).sum();
+    }
+
+    /// Extra columns of the flows table: dst names a multicast flow's group.
+    pub(super) fn mc_flow_dst(&self, fi: usize) -> Option<String> {
+        self.sc.flows[fi]
+            .group
+            .map(|g| self.sc.groups[g].name.clone())
+    }
+
+    /// Copies made by replication for flow `fi` (0 for unicast flows).
+    pub(super) fn mc_copies(&self, fi: usize) -> u64 {
+        let m = self.flows[fi].mc;
+        if m == NONE {
+            0
+        } else {
+            self.mcast[m as usize].copies
+        }
+    }
+
+    /// The `multicast_members` table: what each member received from each multicast flow.
+    pub(super) fn mc_members_table(&self) -> Table {
+        let sc = self.sc;
+        let (mut group, mut flow, mut member, mut rx_f, mut rx_b) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (fi, f) in self.flows.iter().enumerate() {
+            if f.mc == NONE {
+                continue;
+            }
+            let g = &sc.groups[sc.flows[fi].group.unwrap_or(0)];
+            let mc = &self.mcast[f.mc as usize];
+            for (k, &m) in g.members.iter().enumerate() {
+                if m == f.src as usize {
+                    continue;
+                }
+                group.push(g.name.clone());
+                flow.push(sc.flows[fi].name.clone());
+                member.push(sc.nodes[m].name.clone());
+                rx_f.push(mc.member_rx_frames[k] as i64);
+                rx_b.push(mc.member_rx_bytes[k] as i64);
+            }
+        }
+        Table::new("multicast_members")
+            .col("group", ColumnData::Str(group))
+            .col("flow", ColumnData::Str(flow))
+            .col("member", ColumnData::Str(member))
+            .col("rx_frames", ColumnData::I64(rx_f))
+            .col("rx_bytes", ColumnData::I64(rx_b))
+    }
+
+    /// The multicast metrics of mechanisms.md §6 over the statistics window, as summary rows
+    /// (metric, value, unit, detail).
+    pub(super) fn mc_summary_rows(
+        sc: &Scenario,
+        flows: &[Flow],
+        mc_win: &[McSnap; 2],
+        tables: &[Table],
+    ) -> Vec<(String, f64, String, String)> {
+        let mut rows: Vec<(String, f64, String, String)> = Vec::new();
+        let (t0, t1) = (sc.analysis.stats_from, sc.analysis.stats_to);
+        let win = format!("{} to {}", units::fmt_time(t0), units::fmt_time(t1));
+        let [a, b] = mc_win;
+        if !(a.taken && b.taken) {
+            return rows;
+        }
+        let span = units::secs(t1 - t0);
+        let sent: u64 = (0..flows.len())
+            .map(|i| b.flow_sent_frames[i] - a.flow_sent_frames[i])
+            .sum();
+        let cnm = b.cnm_sent - a.cnm_sent;
+        let cp_drops: u64 = (0..sc.n_ports())
+            .filter(|&p| sc.qcn.cp_ports[p])
+            .map(|p| b.port_drops[p] - a.port_drops[p])
+            .sum();
+        let pct = |x: u64| {
+            if sent == 0 {
+                f64::NAN
+            } else {
+                100.0 * x as f64 / sent as f64
+            }
+        };
+        rows.push((
+            "mc_feedback_rate".into(),
+            pct(cnm),
+            "%".into(),
+            format!("CNMs generated by all CPs / data frames sent by all sources ({cnm} / {sent}), {win}"),
+        ));
+        rows.push((
+            "mc_loss_rate".into(),
+            pct(cp_drops),
+            "%".into(),
+            format!(
+                "data frames dropped at CP queues / data frames sent ({cp_drops} / {sent}), {win}"
+            ),
+        ));
+
+        // per RP: CR samples in the window (rp_rates, every metrics.rate_interval)
+        let find = |n: &str| tables.iter().find(|t| t.name == n);
+        let mut cr_mean = vec![f64::NAN; flows.len()];
+        if let Some(rr) = find("rp_rates") {
+            if let (
+                Some(ColumnData::Str(fl)),
+                Some(ColumnData::I64(t)),
+                Some(ColumnData::F64(cr)),
+            ) = (rr.column("flow"), rr.column("t_ps"), rr.column("cr_bps"))
+            {
+                for (fi, f) in sc.flows.iter().enumerate() {
+                    if f.group.is_none() || flows[fi].rp.is_none() {
+                        continue;
+                    }
+                    let xs: Vec<f64> = (0..fl.len())
+                        .filter(|&i| fl[i] == f.name && (t[i] as u64) >= t0 && (t[i] as u64) < t1)
+                        .map(|i| cr[i])
+                        .collect();
+                    let (m, sd) = mean_std(&xs);
+                    cr_mean[fi] = m;
+                    let d = format!("{}, {} samples, {win}", f.name, xs.len());
+                    rows.push(("mc_cr_mean".into(), m, "bps".into(), d.clone()));
+                    rows.push(("mc_cr_std".into(), sd, "bps".into(), d));
+                }
+            }
+        }
+        let rps: Vec<f64> = (0..sc.flows.len())
+            .filter(|&fi| sc.flows[fi].group.is_some() && !cr_mean[fi].is_nan())
+            .map(|fi| cr_mean[fi])
+            .collect();
+        if !rps.is_empty() {
+            rows.push((
+                "mc_avg_cr".into(),
+                rps.iter().sum::<f64>() / rps.len() as f64,
+                "bps".into(),
+                format!(
+                    "mean over the {} multicast RPs of their mean CR, {win}",
+                    rps.len()
+                ),
+            ));
+        }
+
+        // per CP queue on a multicast tree: samples in the window (queue_samples)
+        let mut on_tree = vec![false; sc.n_ports()];
+        for f in sc.flows.iter().filter(|f| f.group.is_some()) {
+            for &p in &f.path {
+                on_tree[p] = sc.qcn.cp_ports[p];
+            }
+        }
+        let qs = find("queue_samples");
+        for p in (0..sc.n_ports()).filter(|&p| on_tree[p]) {
+            let name = sc.port_name(p);
+            let xs: Vec<f64> =
+                match qs.map(|q| (q.column("port"), q.column("t_ps"), q.column("qlen_bytes"))) {
+                    Some((
+                        Some(ColumnData::Str(pn)),
+                        Some(ColumnData::I64(t)),
+                        Some(ColumnData::I64(qb)),
+                    )) => (0..pn.len())
+                        .filter(|&i| pn[i] == name && (t[i] as u64) >= t0 && (t[i] as u64) < t1)
+                        .map(|i| qb[i] as f64)
+                        .collect(),
+                    _ => Vec::new(),
+                };
+            let (m, sd) = mean_std(&xs);
+            let d = if xs.is_empty() {
+                format!("{name}: not in metrics.queue_ports, no samples")
+            } else {
+                format!("{name}, {} samples, {win}", xs.len())
+            };
+            rows.push(("mc_queue_mean".into(), m, "B".into(), d.clone()));
+            rows.push(("mc_queue_std".into(), sd, "B".into(), d.clone()));
+            rows.push((
+                "mc_queue_dev_qeq".into(),
+                m - sc.qcn.cp.q_eq_bytes as f64,
+                "B".into(),
+                format!("mean queue - Qeq ({} B); {d}", sc.qcn.cp.q_eq_bytes),
+            ));
+        }
+
+        // per group: sources' throughput (frames handed to the NIC) and Jain's index
+        for (gi, g) in sc.groups.iter().enumerate() {
+            let fis: Vec<usize> = (0..sc.flows.len())
+                .filter(|&fi| sc.flows[fi].group == Some(gi))
+                .collect();
+            if fis.is_empty() {
+                continue;
+            }
+            let tput: Vec<f64> = fis
+                .iter()
+                .map(|&fi| (b.flow_sent_bytes[fi] - a.flow_sent_bytes[fi]) as f64 * 8.0 / span)
+                .collect();
+            for (k, &fi) in fis.iter().enumerate() {
+                rows.push((
+                    "mc_source_throughput".into(),
+                    tput[k],
+                    "bps".into(),
+                    format!(
+                        "{} (group {}), sent by the source, {win}",
+                        sc.flows[fi].name, g.name
+                    ),
+                ));
+            }
+            rows.push((
+                "mc_jain_throughput".into(),
+                jain(&tput),
+                "".into(),
+                format!(
+                    "group {}: Jain's index over its {} sources' throughputs, {win}",
+                    g.name,
+                    fis.len()
+                ),
+            ));
+            let crs: Vec<f64> = fis
+                .iter()
+                .map(|&fi| cr_mean[fi])
+                .filter(|x| !x.is_nan())
+                .collect();
+            if crs.len() == fis.len() {
+                rows.push((
+                    "mc_jain_cr".into(),
+                    jain(&crs),
+                    "".into(),
+                    format!(
+                        "group {}: Jain's index over its {} sources' mean CR, {win}",
+                        g.name,
+                        fis.len()
+                    ),
+                ));
+            }
+        }
+        rows
+    }
+}
+
+/// Mean and population standard deviation (NaN for no samples).
+pub(crate) fn mean_std(xs: &[f64]) -> (f64, f64) {
+    if xs.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let n = xs.len() as f64;
+    let m = xs.iter().sum::<f64>() / n;
+    let v = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / n;
+    (m, v.sqrt())
+}
+
+/// Jain's fairness index (sum x)^2 / (n * sum x^2); 1 = all equal. NaN when all are zero.
+pub(crate) fn jain(xs: &[f64]) -> f64 {
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if xs.is_empty() || s2 == 0.0 {
+        f64::NAN
+    } else {
+        s * s / (xs.len() as f64 * s2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_and_mean_std() {
+        // (values, Jain)
+        let cases: &[(&[f64], f64)] = &[
+            (&[1.0, 1.0, 1.0], 1.0),
+            (&[1.0, 0.0], 0.5),
+            (&[3.0, 1.0], 16.0 / 20.0),
+            (&[5.0], 1.0),
+        ];
+        for (xs, want) in cases {
+            assert!((jain(xs) - want).abs() < 1e-12, "{xs:?}");
+        }
+        assert!(jain(&[0.0, 0.0]).is_nan());
+        let (m, sd) = mean_std(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!((m, sd), (5.0, 2.0));
+        assert!(mean_std(&[]).0.is_nan());
+    }
+}
