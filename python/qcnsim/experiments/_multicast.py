@@ -1,0 +1,232 @@
+"""Shared post-processing of the multicast experiments (``multicast-star``,
+``multicast-multilink``; see docs/models/multicast.md).
+
+``reproduce`` runs every variant (Qeq x scheme) once with the base seed; :func:`post` runs the
+other seeds of each variant (a plain resumable loop: a seed whose result directory is complete
+is not run again), then writes
+
+- ``cr_<scheme>.png``-style figure ``cr_vs_time.png``: CR vs time of every source, one panel per
+  (scheme, Qeq), with the fair-share line(s), first seed;
+- ``metrics_vs_qeq.png``: each multicast metric vs Qeq, both schemes, mean +- standard deviation
+  over the seeds (error bars);
+- ``metrics.csv`` / ``metrics.md``: every metric per (scheme, Qeq, entity): mean, std, seeds.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import polars as pl  # noqa: E402
+
+from ..reproduce import _same_run, to_markdown  # noqa: E402
+from ..results import Results  # noqa: E402
+from ..run import run  # noqa: E402
+
+SEEDS_FULL = 5
+SEEDS_QUICK = 2
+FRAME_BYTES = 1500
+SCHEMES = ("standard", "representative")
+
+# metric -> (label, scale, unit) for the figures; queue values are shown in frames of 1500 B
+METRICS = {
+    "mc_feedback_rate": ("feedback rate", 1.0, "%"),
+    "mc_loss_rate": ("loss rate", 1.0, "%"),
+    "mc_avg_cr": ("average CR", 1e-6, "Mb/s"),
+    "mc_cr_std": ("CR standard deviation (mean over RPs)", 1e-6, "Mb/s"),
+    "mc_queue_mean": ("queue mean", 1.0 / FRAME_BYTES, "frames"),
+    "mc_queue_std": ("queue standard deviation", 1.0 / FRAME_BYTES, "frames"),
+    "mc_queue_dev_qeq": ("mean queue - Qeq", 1.0 / FRAME_BYTES, "frames"),
+    "mc_jain_throughput": ("Jain index (source throughput)", 1.0, ""),
+    "mc_jain_cr": ("Jain index (mean CR)", 1.0, ""),
+}
+
+
+def entity(metric: str, detail: str) -> str:
+    """The RP, port or group a summary row is about ("" for run-wide metrics)."""
+    if metric in ("mc_feedback_rate", "mc_loss_rate", "mc_avg_cr"):
+        return ""
+    if metric.startswith("mc_jain"):
+        m = re.match(r"group (\S+):", detail)
+        return m.group(1) if m else ""
+    if metric == "mc_queue_dev_qeq":
+        detail = detail.split("; ", 1)[-1]
+    return detail.split(",")[0].split(" (")[0]
+
+
+def variant_key(res: Results) -> Tuple[str, int]:
+    """(scheme, Qeq in frames) of a run, from its resolved scenario."""
+    cc = res.resolved.get("cc", {}).get("qcn", {})
+    scheme = cc.get("multicast_feedback", "standard")
+    q = str(cc.get("cp", {}).get("q_eq", "0B"))
+    qb = int(float(re.sub(r"[^0-9.]", "", q) or 0))
+    return scheme, round(qb / FRAME_BYTES)
+
+
+def run_seeds(ctx) -> List[Tuple[str, int, Results]]:
+    """Every (variant, seed, Results): the variant runs of ``reproduce`` plus the other seeds."""
+    n = SEEDS_QUICK if ctx.quick else SEEDS_FULL
+    out: List[Tuple[str, int, Results]] = []
+    for (vname, sc), (_, res) in zip(ctx.planned, ctx.runs):
+        base = res.seed
+        out.append((vname, base, res))
+        for k in range(1, n):
+            seed = base + k
+            d = Path(ctx.out_dir) / "seeds" / vname / f"seed-{seed}"
+            if not _same_run(d, sc.overrides, seed):
+                ctx.log(f"{vname}: seed {seed} running{' (quick)' if ctx.quick else ''} ...")
+                r = run(sc, seed=seed, progress=ctx.progress)
+                r.write(d, fmt=ctx.fmt)
+            out.append((vname, seed, Results.read(d)))
+    return out
+
+
+def long_metrics(runs: Sequence[Tuple[str, int, Results]]) -> pl.DataFrame:
+    rows: Dict[str, list] = {k: [] for k in ("variant", "scheme", "qeq_frames", "seed", "metric",
+                                             "entity", "value", "unit")}
+    for vname, seed, res in runs:
+        scheme, q = variant_key(res)
+        s = res.summary.filter(pl.col("metric").str.starts_with("mc_"))
+        for metric, value, unit, detail in s.select("metric", "value", "unit", "detail").iter_rows():
+            if metric == "mc_cr_mean" or metric == "mc_source_throughput":
+                ent = detail.split(" (")[0].split(",")[0]
+            else:
+                ent = entity(metric, detail)
+            for k, v in (("variant", vname), ("scheme", scheme), ("qeq_frames", q), ("seed", seed),
+                         ("metric", metric), ("entity", ent), ("value", value), ("unit", unit)):
+                rows[k].append(v)
+    df = pl.DataFrame(rows, schema={"variant": pl.Utf8, "scheme": pl.Utf8, "qeq_frames": pl.Int64,
+                                    "seed": pl.Int64, "metric": pl.Utf8, "entity": pl.Utf8,
+                                    "value": pl.Float64, "unit": pl.Utf8})
+    # "CR standard deviation" of a run: the mean over its RPs
+    cr = (df.filter(pl.col("metric") == "mc_cr_std")
+          .group_by("variant", "scheme", "qeq_frames", "seed", "unit")
+          .agg(pl.col("value").mean())
+          .with_columns(pl.lit("mc_cr_std").alias("metric"), pl.lit("mean over RPs").alias("entity")))
+    return pl.concat([df, cr.select(df.columns)])
+
+
+def aggregate(df: pl.DataFrame) -> pl.DataFrame:
+    return (df.group_by("scheme", "qeq_frames", "metric", "entity", "unit")
+            .agg(pl.col("value").mean().alias("mean"), pl.col("value").std(ddof=1).alias("std"),
+                 pl.col("value").count().alias("seeds"))
+            .sort("metric", "entity", "scheme", "qeq_frames"))
+
+
+def plot_cr(runs, out: Path, fair: Dict[str, float], group_of: Dict[str, str]) -> Optional[Path]:
+    """CR vs time of each source, one panel per (scheme, Qeq), first seed of each variant."""
+    first: Dict[Tuple[str, int], Results] = {}
+    for _, _, res in runs:
+        first.setdefault(variant_key(res), res)
+    if not first:
+        return None
+    qs = sorted({q for _, q in first})
+    fig, axes = plt.subplots(len(SCHEMES), len(qs), figsize=(4.2 * len(qs), 3.2 * len(SCHEMES)),
+                             sharex=True, sharey=True, squeeze=False)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    groups = sorted(set(group_of.values()))
+    for i, scheme in enumerate(SCHEMES):
+        for j, q in enumerate(qs):
+            ax = axes[i][j]
+            res = first.get((scheme, q))
+            ax.set_title(f"{scheme}, Qeq {q} frames", fontsize=9)
+            if res is None:
+                continue
+            rr = res["rp_rates"]
+            for flow in sorted(set(rr["flow"].to_list())):
+                d = rr.filter(pl.col("flow") == flow)
+                g = group_of.get(flow, "")
+                c = colors[groups.index(g) % len(colors)] if len(groups) > 1 else None
+                ax.plot(d["t_ps"].to_numpy() / 1e12, d["cr_bps"].to_numpy() / 1e6, lw=0.7,
+                        color=c, alpha=0.8, label=flow)
+            for g, share in fair.items():
+                ax.axhline(share / 1e6, color="k", ls="--", lw=1)
+                ax.annotate(f"fair share {g} {share / 1e6:.1f} Mb/s", (0.01, share / 1e6),
+                            xycoords=("axes fraction", "data"), fontsize=7, va="bottom")
+            if i == len(SCHEMES) - 1:
+                ax.set_xlabel("time (s)")
+            if j == 0:
+                ax.set_ylabel("CR (Mb/s)")
+    axes[0][0].legend(fontsize=6, ncol=2)
+    fig.suptitle("Current rate of each source (first seed); dashed: fair share", fontsize=10)
+    fig.tight_layout()
+    path = out / "cr_vs_time.png"
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+    return path
+
+
+def plot_metrics(agg: pl.DataFrame, out: Path, title: str) -> Optional[Path]:
+    present = [m for m in METRICS if agg.filter(pl.col("metric") == m).height > 0]
+    if not present:
+        return None
+    ncol = 3
+    nrow = (len(present) + ncol - 1) // ncol
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.3 * nrow), squeeze=False)
+    for k, m in enumerate(present):
+        ax = axes[k // ncol][k % ncol]
+        label, scale, unit = METRICS[m]
+        d = agg.filter(pl.col("metric") == m)
+        if m == "mc_cr_std":
+            d = d.filter(pl.col("entity") == "mean over RPs")
+        for scheme, ls, mk in (("standard", "-", "o"), ("representative", "--", "s")):
+            ds = d.filter(pl.col("scheme") == scheme)
+            for ent in sorted(set(ds["entity"].to_list())):
+                de = ds.filter(pl.col("entity") == ent).sort("qeq_frames")
+                std = [0.0 if s is None else s * scale for s in de["std"].to_list()]
+                ax.errorbar(de["qeq_frames"].to_list(), [v * scale for v in de["mean"].to_list()],
+                            yerr=std, ls=ls, marker=mk, ms=3, capsize=3,
+                            label=f"{scheme}{' ' + ent if ent and ent != 'mean over RPs' else ''}")
+        ax.set_title(label, fontsize=9)
+        ax.set_xlabel("Qeq (frames)")
+        if unit:
+            ax.set_ylabel(unit)
+        ax.legend(fontsize=6)
+    for k in range(len(present), nrow * ncol):
+        axes[k // ncol][k % ncol].axis("off")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path = out / "metrics_vs_qeq.png"
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+    return path
+
+
+def post(ctx, fair: Dict[str, float]):
+    """The hook body; ``fair`` maps a group name to its sources' max-min fair share (bit/s)."""
+    out = Path(ctx.out_dir)
+    runs = run_seeds(ctx)
+    seeds = sorted({s for _, s, _ in runs})
+    df = long_metrics(runs)
+    agg = aggregate(df)
+    df.write_csv(out / "metrics_per_seed.csv")
+    agg.write_csv(out / "metrics.csv")
+    dur = ctx.runs[0][1].resolved.get("meta", {}).get("duration", "?")
+    window = ctx.runs[0][1].resolved.get("analysis", {})
+    note = (f"{len(seeds)} seeds ({', '.join(map(str, seeds))}) per point, runs of {dur}, statistics "
+            f"from {window.get('stats_from', '0s')}{' (quick: fewer seeds, shorter runs)' if ctx.quick else ''}")
+    (out / "metrics.md").write_text(f"# {ctx.name}: multicast metrics, mean and standard deviation over "
+                                    f"seeds\n\n{note}\n\n" + to_markdown(agg), encoding="utf-8")
+    ctx.log(f"{ctx.name}: {note}")
+    group_of: Dict[str, str] = {}
+    flows = ctx.runs[0][1]["flows"]
+    for f, d in zip(flows["flow"].to_list(), flows["dst"].to_list()):
+        group_of[f] = d
+    figs = [p for p in (plot_cr(runs, out, fair, group_of),
+                        plot_metrics(agg, out, f"{ctx.name}: metrics vs Qeq (mean +- std over "
+                                               f"{len(seeds)} seeds)")) if p is not None]
+    rows = agg.filter(pl.col("metric").is_in(list(METRICS)))
+    extra = rows.select(
+        (pl.col("scheme") + "-qeq" + pl.col("qeq_frames").cast(pl.Utf8)).alias("variant"),
+        (pl.col("metric") + " (mean over seeds)").alias("metric"),
+        pl.col("mean").alias("value"),
+        pl.col("unit"),
+        pl.format("{}; std {}; {} seeds", pl.col("entity"), pl.col("std").round(4),
+                  pl.col("seeds")).alias("detail"),
+    )
+    return figs, extra

@@ -1,0 +1,88 @@
+"""Multicast groups from Python: bad input names the field, the shipped multicast scenarios run,
+and ``qcnsim reproduce multicast-star`` runs its seeds, figures and metric table (short runs)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+import qcnsim
+from conftest import run_cli, scenario_path
+from qcnsim.reproduce import reproduce
+
+SHORT = ["meta.duration=80ms", "analysis.stats_from=30ms"]
+
+# (id, overrides on multicast-star, expected path)
+BAD = [
+    ("flow-to-unknown-group", ["flows.0.group=nope"], "flows.0.group"),
+    ("group-with-no-members", ["groups.0.members=[]"], "groups.0.members"),
+    ("unknown-member", ['groups.0.members=["R1", "nobody"]'], "groups.0.members.1"),
+    ("switch-as-member", ['groups.0.members=["R1", "sw"]'], "groups.0.members.1"),
+    ("tree-misses-a-member", ['groups.0.tree=["sw->R1"]'], "groups.0.tree"),
+    ("tree-to-a-non-member", ['groups.0.tree=["sw->R1", "sw->R2", "sw->S2"]'], "groups.0.tree.2"),
+    ("dst-and-group", ["flows.0.dst=R1"], "flows.0.dst"),
+    ("bad-mac", ["groups.0.mac=02:00:00:00:00:01"], "groups.0.mac"),
+    ("unknown-feedback-scheme", ["cc.qcn.multicast_feedback=worst"], "cc.qcn.multicast_feedback"),
+    ("window-after-the-run", ["analysis.stats_from=5s"], "analysis.stats_from"),
+]
+
+
+@pytest.fixture
+def star():
+    return qcnsim.Scenario.load(scenario_path("multicast-star"))
+
+
+@pytest.mark.parametrize("overrides,path", [c[1:] for c in BAD], ids=[c[0] for c in BAD])
+def test_bad_multicast_input_names_the_field(star, overrides, path):
+    with pytest.raises(qcnsim.ScenarioError) as ei:
+        star.with_overrides(overrides).resolved()
+    assert ei.value.path == path, str(ei.value)
+    assert ei.value.allowed
+
+
+def test_unreachable_member_is_an_error(star, tmp_path):
+    text = star.text.replace('[[switches]]', '[[hosts]]\nname = "island"\n\n[[switches]]', 1)
+    text = text.replace('members = ["R1", "R2"]', 'members = ["R1", "R2", "island"]')
+    with pytest.raises(qcnsim.ScenarioError) as ei:
+        qcnsim.Scenario(text).resolved()
+    assert ei.value.path == "flows.0.group" and "island" in str(ei.value)
+    p = tmp_path / "bad.toml"
+    p.write_text(text)
+    r = run_cli("validate", p)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "flows.0.group" in r.stderr
+
+
+@pytest.mark.parametrize("name", ["multicast-star", "multicast-multilink"])
+def test_multicast_scenarios_run_and_account_for_every_copy(name):
+    sc = qcnsim.Scenario.load(scenario_path(name)).with_overrides(SHORT)
+    res = qcnsim.run(sc, seed=2)
+    fl = res["flows"]
+    assert (fl["dst"].str.starts_with("G")).all()
+    lhs = fl["gen_frames"] + fl["replicated_frames"]
+    rhs = (fl["rx_frames"] + fl["dropped_frames"] + fl["rl_dropped_frames"] + fl["nic_dropped_frames"]
+           + fl["in_flight_frames"])
+    assert (lhs == rhs).all()
+    mm = res["multicast_members"]
+    assert mm.height == 2 * fl.height  # two members per group
+    metrics = set(res.summary["metric"].to_list())
+    assert {"mc_feedback_rate", "mc_loss_rate", "mc_avg_cr", "mc_cr_std", "mc_queue_mean", "mc_queue_std",
+            "mc_queue_dev_qeq", "mc_jain_throughput"} <= metrics
+
+
+def test_reproduce_multicast_star_seeds_figures_and_table(tmp_path):
+    logs = []
+    summary = reproduce(str(scenario_path("multicast-star")), tmp_path, quick=True, overrides=SHORT,
+                        log=logs.append, echo=lambda s: None)
+    for f in ("cr_vs_time.png", "metrics_vs_qeq.png", "metrics.csv", "metrics.md", "metrics_per_seed.csv"):
+        assert (tmp_path / f).is_file(), f
+    m = pl.read_csv(tmp_path / "metrics.csv")
+    fb = m.filter(pl.col("metric") == "mc_feedback_rate")
+    assert sorted(set(zip(fb["scheme"], fb["qeq_frames"]))) == sorted(
+        (s, q) for s in ("representative", "standard") for q in (25, 50, 75))
+    assert (fb["seeds"] == 2).all()  # --quick: two seeds per point
+    assert "quick" in (tmp_path / "metrics.md").read_text()
+    assert summary.filter(pl.col("metric") == "mc_loss_rate (mean over seeds)").height == 6
+    # resumable: a second call runs nothing
+    logs.clear()
+    reproduce(str(scenario_path("multicast-star")), tmp_path, quick=True, overrides=SHORT,
+              log=logs.append, echo=lambda s: None)
+    assert not [x for x in logs if "running" in x], logs
