@@ -3,5 +3,7 @@
 //! tested as a table of (state before, input, state after, actions).
 
 pub mod multicast;
+pub mod qcn_ba;
 pub mod qcn_cp;
 pub mod qcn_rp;
+pub mod sonar;

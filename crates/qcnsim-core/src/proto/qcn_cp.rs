@@ -35,6 +35,9 @@ pub struct CpParams {
     pub sample_table: [f64; 8],
     /// Jitter of each new sampling interval: uniform in [1 - jitter, 1 + jitter]. 0.15.
     pub jitter: f64,
+    /// Path-based push-back (mechanisms.md §3): the next sampling interval is chosen by the
+    /// quantised |Fb| for both signs of Fb (same table), not only for Fb < 0. Default false.
+    pub sample_both_signs: bool,
 }
 
 impl CpParams {
@@ -58,6 +61,7 @@ impl CpParams {
                 18.5 / 150.0,
             ],
             jitter: 0.15,
+            sample_both_signs: false,
         }
     }
 
@@ -207,7 +211,12 @@ impl Cp {
         let fb_raw = -(q_off as f64 + p.w * q_delta as f64);
         let qntz_fb = quantize(p, fb_raw);
         self.q_old = qlen_bytes;
-        self.time_to_mark = self.next_interval(p, qntz_fb);
+        let table_fb = if p.sample_both_signs {
+            quantize(p, -fb_raw.abs())
+        } else {
+            qntz_fb
+        };
+        self.time_to_mark = self.next_interval(p, table_fb);
         Some(CpSample {
             fb_raw,
             qntz_fb,
@@ -619,6 +628,39 @@ mod tests {
         assert_eq!(s.q_delta, 2_000);
         assert_eq!(s.q_off, 9_000);
         assert_eq!(s.fb_raw, -13_000.0);
+    }
+
+    #[test]
+    fn both_signs_sampling_uses_the_quantised_absolute_feedback() {
+        let std = round_params();
+        let both = CpParams {
+            sample_both_signs: true,
+            ..round_params()
+        };
+        // Qeq 12600, w 2, Fbmax 63000: |Fb| = 1000 k gives k. (name, params, Qold, Q, qntzFb,
+        // next interval)
+        #[rustfmt::skip]
+        let cases: &[(&str, &CpParams, u64, u64, u8, f64)] = &[
+            ("std, Fb < 0 uses |Fb|", &std, 28_600, 28_600, 16, 50_000.0),
+            ("both, Fb < 0 unchanged", &both, 28_600, 28_600, 16, 50_000.0),
+            ("std, Fb > 0: table entry 0", &std, 20_000, 4_600, 0, 150_000.0),
+            // Fb = -(4600 - 12600) - 2 * (4600 - 20000) = 8000 + 30800 = 38800 -> 38 -> 30 KB
+            ("both, Fb > 0: table by |Fb|", &both, 20_000, 4_600, 0, 30_000.0),
+            // empty static queue: Fb = Qeq = 12600 -> 12 -> 75 KB
+            ("both, empty queue: Fb = Qeq", &both, 0, 0, 0, 75_000.0),
+            ("both, Fb = 0", &both, 12_600, 12_600, 0, 150_000.0),
+            ("both, Fb far above Fbmax saturates", &both, 500_000, 0, 0, 18_500.0),
+        ];
+        for (name, p, q_old, q, qntz, next) in cases {
+            let mut cp = cp_with(p, *q_old, 0.0);
+            let s = cp.on_enqueue(p, *q, 1).expect("sample");
+            assert_eq!(s.qntz_fb, *qntz, "{name}");
+            assert!(
+                close(cp.time_to_mark(), *next),
+                "{name}: {}",
+                cp.time_to_mark()
+            );
+        }
     }
 
     #[test]

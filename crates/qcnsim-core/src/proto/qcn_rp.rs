@@ -58,6 +58,27 @@ impl HaiMode {
     }
 }
 
+/// Which stage counters a push-back (Fb99) message steps back by one cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fb99Step {
+    /// Both si_count and timer_scount (default).
+    Both,
+    /// si_count only.
+    ByteCounter,
+    /// timer_scount only.
+    Timer,
+}
+
+impl Fb99Step {
+    pub fn name(self) -> &'static str {
+        match self {
+            Fb99Step::Both => "both",
+            Fb99Step::ByteCounter => "byte_counter",
+            Fb99Step::Timer => "timer",
+        }
+    }
+}
+
 /// RP parameters. Rates are bit/s, byte counts bytes, times picoseconds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpParams {
@@ -112,6 +133,11 @@ pub struct RpParams {
     /// The largest quantised feedback, `2^fb_bits - 1` of the CPs (63): F̂b restarts at 0 when
     /// it reaches this value (representative feedback only).
     pub fb_max: u8,
+    /// Push-back (Fb99): which stage counters one Fb99 message decrements.
+    pub fb99_step: Fb99Step,
+    /// SONAR short fuse: byte-counter reload while the RP is in the SONAR-driven HAI (100
+    /// packets of 1500 B).
+    pub sonar_byte_counter_bytes: u64,
 }
 
 impl RpParams {
@@ -140,6 +166,8 @@ impl RpParams {
             start_active: false,
             feedback: McFeedback::Standard,
             fb_max: 63,
+            fb99_step: Fb99Step::Both,
+            sonar_byte_counter_bytes: 150_000,
         }
     }
 
@@ -179,7 +207,10 @@ impl RpParams {
         if !(self.jitter.is_finite() && (0.0..1.0).contains(&self.jitter)) {
             return Err(format!("jitter must be in [0, 1), got {}", self.jitter));
         }
-        if self.byte_counter_bytes == 0 || self.byte_counter_after_frt_bytes == 0 {
+        if self.byte_counter_bytes == 0
+            || self.byte_counter_after_frt_bytes == 0
+            || self.sonar_byte_counter_bytes == 0
+        {
             return Err("byte_counter_bytes and byte_counter_after_frt_bytes must be > 0".into());
         }
         if self.timer_ps == 0 || self.timer_after_frt_ps == 0 {
@@ -245,6 +276,9 @@ pub struct Rp {
     timer_scount: u32,
     /// Deadline of the timer as last armed, if armed.
     timer_deadline: Option<SimTime>,
+    /// In the SONAR short fuse: HAI driven by the ping timer (the RP timer is stopped) and the
+    /// byte counter reloads `sonar_byte_counter_bytes`.
+    sonar_sf: bool,
     /// Stream for the BC and timer jitter.
     rng: Rng,
     /// F̂b, the largest feedback received since the last restart (representative feedback).
@@ -265,6 +299,7 @@ impl Rp {
             si_count: 0,
             timer_scount: 0,
             timer_deadline: None,
+            sonar_sf: false,
             rng,
             fb_hat: 0,
             rep_cpid: NO_CPID,
@@ -305,6 +340,7 @@ impl Rp {
         }
         self.si_count = 0;
         self.timer_scount = 0;
+        self.sonar_sf = false;
         let factor = (1.0 - p.gd * qntz_fb as f64).max(p.min_dec_factor);
         self.cr = (self.cr * factor).max(p.min_rate_bps);
         let timer = self.arm_timer(now, p.timer_ps, p.jitter);
@@ -380,7 +416,9 @@ impl Rp {
             return RpOutput::NONE;
         }
         self.si_count = self.si_count.saturating_add(1);
-        let reload = if self.si_count < p.frt {
+        let reload = if self.sonar_sf {
+            p.sonar_byte_counter_bytes
+        } else if self.si_count < p.frt {
             p.byte_counter_bytes
         } else {
             p.byte_counter_after_frt_bytes
@@ -395,8 +433,9 @@ impl Rp {
     }
 
     /// The timer armed by the last TimerCmd::Arm fired (the caller drops stale timer events itself).
+    /// In the SONAR short fuse the RP timer is stopped; a late expiry is ignored.
     pub fn on_timer(&mut self, p: &RpParams, now: SimTime) -> RpOutput {
-        if !self.active {
+        if !self.active || self.sonar_sf {
             return RpOutput::NONE;
         }
         self.timer_scount = self.timer_scount.saturating_add(1);
@@ -412,6 +451,69 @@ impl Rp {
             timer,
             rate_changed: self.cr != cr_before,
         }
+    }
+
+    /// A push-back message (Fb99: the CP saw Fb >= 0 while its bandwidth was not available)
+    /// arrived: TR and CR unchanged, the stage counters selected by `fb99_step` go back one
+    /// cycle (not below zero), and the recovery timer restarts. Ignored while inactive and in
+    /// the SONAR short fuse (the scenario rejects SONAR and push-back together).
+    pub fn on_fb99(&mut self, p: &RpParams, now: SimTime) -> RpOutput {
+        if !self.active || self.sonar_sf {
+            return RpOutput::NONE;
+        }
+        if p.fb99_step != Fb99Step::Timer {
+            self.si_count = self.si_count.saturating_sub(1);
+        }
+        if p.fb99_step != Fb99Step::ByteCounter {
+            self.timer_scount = self.timer_scount.saturating_sub(1);
+        }
+        let period = if self.timer_scount < p.frt {
+            p.timer_ps
+        } else {
+            p.timer_after_frt_ps
+        };
+        RpOutput {
+            timer: self.arm_timer(now, period, p.jitter),
+            rate_changed: false,
+        }
+    }
+
+    /// SONAR short fuse (the echo did not come back): the RP jumps to hyper-active increase
+    /// (both stage counters FRT + 1) without changing CR or TR; from now on the ping timer
+    /// drives the time-based increases ([`Rp::sonar_hai_tick`]), so the RP timer stops, and the
+    /// byte counter reloads `sonar_byte_counter_bytes`. Ignored while inactive.
+    pub fn sonar_short_fuse(&mut self, p: &RpParams) -> RpOutput {
+        if !self.active {
+            return RpOutput::NONE;
+        }
+        self.sonar_sf = true;
+        self.si_count = self.si_count.max(p.frt + 1);
+        self.timer_scount = self.timer_scount.max(p.frt + 1);
+        self.timer_deadline = None;
+        RpOutput {
+            timer: TimerCmd::Cancel,
+            rate_changed: false,
+        }
+    }
+
+    /// One SF expiry of the ping timer in the short fuse: a timer cycle of HAI (timer_scount
+    /// += 1, then the usual increase). Ignored unless in the short fuse.
+    pub fn sonar_hai_tick(&mut self, p: &RpParams) -> RpOutput {
+        if !(self.active && self.sonar_sf) {
+            return RpOutput::NONE;
+        }
+        self.timer_scount = self.timer_scount.saturating_add(1);
+        let cr_before = self.cr;
+        self.self_increase(p);
+        RpOutput {
+            timer: TimerCmd::Keep,
+            rate_changed: self.cr != cr_before,
+        }
+    }
+
+    /// In the SONAR short fuse (see [`Rp::sonar_short_fuse`]).
+    pub fn in_sonar_short_fuse(&self) -> bool {
+        self.sonar_sf
     }
 
     pub fn is_active(&self) -> bool {
@@ -462,6 +564,7 @@ impl Rp {
 
     fn activate(&mut self, p: &RpParams) {
         self.active = true;
+        self.sonar_sf = false;
         self.cr = p.line_rate_bps;
         self.tr = p.line_rate_bps;
         self.si_count = 0;
@@ -471,6 +574,7 @@ impl Rp {
 
     fn release(&mut self, p: &RpParams) {
         self.active = false;
+        self.sonar_sf = false;
         self.cr = p.line_rate_bps;
         self.tr = p.line_rate_bps;
         self.si_count = 0;
@@ -634,6 +738,9 @@ mod tests {
         Sent(u32, bool),
         Timer,
         Start,
+        Fb99,
+        ShortFuse,
+        PingTick,
     }
 
     fn apply(rp: &mut Rp, p: &RpParams, now: SimTime, input: In) -> RpOutput {
@@ -642,6 +749,9 @@ mod tests {
             In::Sent(b, empty) => rp.on_frame_sent(p, now, b, empty),
             In::Timer => rp.on_timer(p, now),
             In::Start => rp.start(p, now),
+            In::Fb99 => rp.on_fb99(p, now),
+            In::ShortFuse => rp.sonar_short_fuse(p),
+            In::PingTick => rp.sonar_hai_tick(p),
         }
     }
 
@@ -1340,11 +1450,203 @@ mod tests {
         assert_ne!(run(3), run(4));
     }
 
+    #[test]
+    fn tr_cr_formulation_of_mechanisms_2() {
+        // mechanisms.md §2 step by step, cap off (TR may exceed line), TRR on.
+        let p = RpParams {
+            cap_target_rate: false,
+            ..exact()
+        };
+        let mut rp = rp_in(&p, St::active(4e9, 6e9, 3, 0));
+        // Fb < 0 during FR2 or later: back to FR1, TR <- CR, CR <- CR(1 - Gd|Fb|).
+        rp.on_cnm(&p, NOW, 32);
+        assert_state("ding in FR3", state(&rp), St::active(3e9, 4e9, 0, 0));
+        // Fb < 0 during FR1: CR cut, TR unchanged.
+        rp.on_cnm(&p, NOW, 32);
+        assert_state("ding in FR1", state(&rp), St::active(2.25e9, 4e9, 0, 0));
+        // End of FR1: TR > 10 CR? no (4 < 22.5): CR <- (CR + TR)/2, TR unchanged.
+        rp.on_timer(&p, NOW);
+        assert_state("end of FR1", state(&rp), St::active(3.125e9, 4e9, 0, 1));
+        // End of an AI cycle: TR <- TR + R_AI, CR <- (CR + TR)/2.
+        let mut rp = rp_in(&p, St::active(9e9, 9.99e9, 6, 3).bc(0.0));
+        rp.on_frame_sent(&p, NOW, 1, false);
+        assert!(close(rp.target_rate(), 9.995e9));
+        assert!(close(rp.current_rate(), (9e9 + 9.995e9) / 2.0));
+        // End of an HAI cycle: TR <- TR + R_HAI * cycle_cnt; TR may pass the line rate, CR not.
+        let mut rp = rp_in(&p, St::active(9.9e9, 10.2e9, 8, 7));
+        rp.on_timer(&p, NOW);
+        assert!(close(rp.target_rate(), 10.2e9 + 3.0 * 50e6));
+        assert_eq!(rp.current_rate(), LINE);
+        // Downward transience: end of FR1 with TR > 10 CR: TR <- TR/8, CR <- (TR + CR)/2.
+        let mut rp = rp_in(&p, St::active(0.1e9, 8e9, 0, 0));
+        rp.on_timer(&p, NOW);
+        assert_state("TRR", state(&rp), St::active(0.55e9, 1e9, 0, 1));
+    }
+
+    #[test]
+    fn fb99_steps_back_one_cycle_and_restarts_the_timer() {
+        let both = exact();
+        let bytes = RpParams {
+            fb99_step: Fb99Step::ByteCounter,
+            ..exact()
+        };
+        let timer = RpParams {
+            fb99_step: Fb99Step::Timer,
+            ..exact()
+        };
+        // (name, params, si, ts before, si, ts after, timer period re-armed)
+        #[rustfmt::skip]
+        let cases: &[(&str, &RpParams, u32, u32, u32, u32, SimTime)] = &[
+            ("FR3: back to FR2", &both, 3, 3, 2, 2, T),
+            ("first FR cycle: stays at 0", &both, 0, 0, 0, 0, T),
+            ("one counter at 0: the other steps", &both, 0, 4, 0, 3, T),
+            ("AI by bytes 6,2 -> 5,1: back in FR", &both, 6, 2, 5, 1, T),
+            ("HAI 7,7 -> 6,6: still HAI", &both, 7, 7, 6, 6, T / 2),
+            ("ts 5 -> 4: timer period back to T", &both, 5, 5, 4, 4, T),
+            ("byte counter only", &bytes, 3, 3, 2, 3, T),
+            ("byte counter only, ts past FRT", &bytes, 3, 6, 2, 6, T / 2),
+            ("timer only", &timer, 3, 3, 3, 2, T),
+        ];
+        for (name, p, si, ts, si2, ts2, period) in cases {
+            let before = St::active(2e9, 6e9, *si, *ts).bc(777.0);
+            let mut rp = rp_in(p, before);
+            let out = rp.on_fb99(p, NOW);
+            assert_eq!(
+                out,
+                RpOutput {
+                    timer: TimerCmd::Arm(NOW + period),
+                    rate_changed: false
+                },
+                "{name}"
+            );
+            // TR, CR and the byte count unchanged; only the stages move.
+            assert_state(
+                name,
+                state(&rp),
+                St {
+                    si: *si2,
+                    ts: *ts2,
+                    ..before
+                },
+            );
+        }
+        // Inactive: ignored.
+        let mut rp = rp_in(&both, St::inactive());
+        assert_eq!(rp.on_fb99(&both, NOW), RpOutput::NONE);
+        assert_state("inactive", state(&rp), St::inactive());
+        // SONAR short fuse: ignored.
+        let mut rp = rp_in(&both, St::active(2e9, 6e9, 3, 3));
+        rp.sonar_short_fuse(&both);
+        let before = state(&rp);
+        assert_eq!(rp.on_fb99(&both, NOW), RpOutput::NONE);
+        assert_state("short fuse", state(&rp), before);
+    }
+
+    #[test]
+    fn fb99_holds_the_rp_in_fast_recovery() {
+        // One Fb99 per timer cycle: the RP never leaves FR, and CR converges to TR without
+        // TR ever increasing.
+        let p = exact();
+        let mut rp = rp_in(&p, St::active(1e9, 2e9, 0, 0));
+        let mut t = NOW;
+        for _ in 0..50 {
+            t += T;
+            rp.on_timer(&p, t);
+            rp.on_fb99(&p, t);
+            assert_eq!(rp.stage(&p), RpStage::FastRecovery);
+        }
+        assert_eq!(rp.target_rate(), 2e9);
+        assert!(close(rp.current_rate(), 2e9));
+    }
+
+    #[test]
+    fn sonar_short_fuse_jumps_to_hai_and_the_ping_timer_drives_it() {
+        let p = exact();
+        // (name, si, ts before, si, ts after)
+        #[rustfmt::skip]
+        let cases: &[(&str, u32, u32, u32, u32)] = &[
+            ("from FR", 2, 1, 6, 6),
+            ("from AI", 9, 3, 9, 6),
+            ("already HAI", 8, 7, 8, 7),
+        ];
+        for (name, si, ts, si2, ts2) in cases {
+            let before = St::active(2e9, 3e9, *si, *ts).bc(900.0);
+            let mut rp = rp_in(&p, before);
+            rp.timer_deadline = Some(NOW + T);
+            let out = rp.sonar_short_fuse(&p);
+            assert_eq!(
+                out,
+                RpOutput {
+                    timer: TimerCmd::Cancel,
+                    rate_changed: false
+                },
+                "{name}"
+            );
+            assert_state(
+                name,
+                state(&rp),
+                St {
+                    si: *si2,
+                    ts: *ts2,
+                    ..before
+                },
+            );
+            assert_eq!(rp.stage(&p), RpStage::HyperActiveIncrease, "{name}");
+            assert!(rp.in_sonar_short_fuse(), "{name}");
+            assert_eq!(rp.timer_deadline(), None, "{name}");
+            // The RP timer is stopped: a late expiry does nothing.
+            assert_eq!(rp.on_timer(&p, NOW), RpOutput::NONE, "{name}");
+        }
+        // Ping ticks: timer_scount += 1 and an HAI increase R_HAI * (min - FRT).
+        let mut rp = rp_in(&p, St::active(2e9, 3e9, 2, 1));
+        rp.sonar_short_fuse(&p);
+        let out = rp.sonar_hai_tick(&p);
+        assert!(out.rate_changed);
+        assert_eq!(out.timer, TimerCmd::Keep);
+        assert_state("tick 1", state(&rp), St::active(2.525e9, 3.05e9, 6, 7));
+        // The byte counter: HAI cycle with the SONAR reload (100 packets).
+        let p2 = RpParams {
+            sonar_byte_counter_bytes: 120_000,
+            ..exact()
+        };
+        let mut rp = rp_in(&p2, St::active(2e9, 3e9, 2, 1).bc(0.0));
+        rp.sonar_short_fuse(&p2);
+        rp.on_frame_sent(&p2, NOW, 1, false);
+        // si 6 -> 7, ts 6: min 6 -> R_HAI * 1
+        assert_state(
+            "bc",
+            state(&rp),
+            St::active(2.525e9, 3.05e9, 7, 6).bc(120_000.0),
+        );
+        // A CNM ends the short fuse and restarts the RP timer.
+        let out = rp.on_cnm(&p2, NOW, 10);
+        assert_eq!(out.timer, TimerCmd::Arm(NOW + T));
+        assert!(!rp.in_sonar_short_fuse());
+        assert_eq!(rp.sonar_hai_tick(&p2), RpOutput::NONE);
+        // Inactive RP: the short fuse is ignored.
+        let mut rp = rp_in(&p, St::inactive());
+        assert_eq!(rp.sonar_short_fuse(&p), RpOutput::NONE);
+        assert!(!rp.in_sonar_short_fuse());
+    }
+
+    #[test]
+    fn release_ends_the_short_fuse() {
+        let p = exact();
+        let mut rp = rp_in(&p, St::active(LINE, LINE, 9, 9));
+        rp.sonar_short_fuse(&p);
+        rp.on_frame_sent(&p, NOW, 1_500, true);
+        assert!(!rp.is_active());
+        assert!(!rp.in_sonar_short_fuse());
+    }
+
     fn input_strategy() -> impl Strategy<Value = In> {
         prop_oneof![
             (0u8..=63).prop_map(In::Cnm),
             (64u32..=9_000, any::<bool>()).prop_map(|(b, e)| In::Sent(b, e)),
             Just(In::Timer),
+            Just(In::Fb99),
+            Just(In::ShortFuse),
+            Just(In::PingTick),
         ]
     }
 
@@ -1389,13 +1691,15 @@ mod tests {
                         prop_assert!(rp.target_rate() <= p.line_rate_bps);
                     }
                     prop_assert!(rp.tx_bcount() >= 0.0);
-                    prop_assert!(rp.timer_deadline().is_some());
+                    // the RP timer runs, except in the SONAR short fuse (the ping timer drives)
+                    prop_assert_eq!(rp.timer_deadline().is_some(), !rp.in_sonar_short_fuse());
                 } else {
                     prop_assert_eq!(rp.current_rate(), p.line_rate_bps);
                     prop_assert_eq!(rp.target_rate(), p.line_rate_bps);
                     prop_assert_eq!((rp.si_count(), rp.timer_scount()), (0, 0));
                     prop_assert_eq!(rp.stage(&p), RpStage::Inactive);
                     prop_assert_eq!(rp.timer_deadline(), None);
+                    prop_assert!(!rp.in_sonar_short_fuse());
                 }
             }
         }
