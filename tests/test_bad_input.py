@@ -53,6 +53,18 @@ OVERRIDE_CASES = [
     ("unknown-event-kind", ['metrics.events=["foo"]'], "metrics.events.0"),
     ("negative-seed", ["meta.seed=-1"], "meta.seed"),
     ("override-without-equals", ["flows.0.rate"], "--set"),
+    ("ba-threshold-zero", ["cc.qcn.ba.qlen_threshold=0"], "cc.qcn.ba.qlen_threshold"),
+    ("ba-hold-not-a-time", ["cc.qcn.ba.hold=10"], "cc.qcn.ba.hold"),
+    ("ba-enabled-not-bool", ["cc.qcn.ba.enabled=yes"], "cc.qcn.ba.enabled"),
+    ("sonar-unknown-key", ["cc.qcn.sonar.wpp=10ms"], "cc.qcn.sonar.wpp"),
+    ("sonar-wp-zero", ["cc.qcn.sonar.wp=0s"], "cc.qcn.sonar.wp"),
+    ("sonar-we-multiple-negative", ["cc.qcn.sonar.we_rtt_multiple=-4"], "cc.qcn.sonar.we_rtt_multiple"),
+    ("sonar-we-starts-unknown", ["cc.qcn.sonar.we_starts=later"], "cc.qcn.sonar.we_starts"),
+    ("sonar-byte-counter-rate", ["cc.qcn.sonar.byte_counter=1Gbps"], "cc.qcn.sonar.byte_counter"),
+    ("pushback-timer-size", ["cc.qcn.pushback.timer=5KB"], "cc.qcn.pushback.timer"),
+    ("pushback-step-back-unknown", ["cc.qcn.pushback.step_back=all"], "cc.qcn.pushback.step_back"),
+    ("rp-timer-enabled-not-bool", ["cc.qcn.rp.timer_enabled=0"], "cc.qcn.rp.timer_enabled"),
+    ("downward-factor-below-one", ["analysis.downward_factor=0.5"], "analysis.downward_factor"),
 ]
 
 

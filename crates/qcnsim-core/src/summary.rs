@@ -204,6 +204,7 @@ pub fn summarize(sc: &Scenario, tables: &[Table], events_dropped: u64) -> Table 
             }
         }
     }
+    transient_rows(sc, tables, &mut rows);
     Table::new("summary")
         .col("metric", ColumnData::Str(rows.metric))
         .col("value", ColumnData::F64(rows.value))
@@ -226,8 +227,163 @@ pub fn append_rows(t: &mut Table, rows: Vec<(String, f64, String, String)>) {
     }
 }
 
+/// SONAR and push-back counters (only when those schemes are on) and the downward transient
+/// time (only with `analysis.downward_factor`). See docs/models/qcn-transient.md.
+fn transient_rows(sc: &Scenario, tables: &[Table], rows: &mut Rows) {
+    let get = |n: &str| tables.iter().find(|t| t.name == n).expect("table present");
+    let qcn = sc.cc == crate::scenario::CcMode::Qcn;
+    let flows = get("flows");
+    let ports = get("ports");
+    let fsum = |c: &str| i64_col(flows, c).iter().sum::<i64>() as f64;
+    if qcn && sc.qcn.transient.sonar.is_some() {
+        rows.add(
+            "sonar_special_sent",
+            fsum("sonar_special_sent"),
+            "frames",
+            "all RPs".into(),
+        );
+        rows.add(
+            "sonar_echo_sent",
+            i64_col(ports, "sonar_echo_sent").iter().sum::<i64>() as f64,
+            "frames",
+            "all CPs".into(),
+        );
+        rows.add(
+            "sonar_short_fuse",
+            fsum("sonar_short_fuse"),
+            "transitions",
+            "all RPs: waiting-for-echo periods that ended without an echo".into(),
+        );
+        rows.add(
+            "sonar_false_alarms",
+            fsum("sonar_false_alarms"),
+            "transitions",
+            "short-fuse transitions while a CP on the flow's path had BA = 0".into(),
+        );
+    }
+    if qcn && sc.qcn.transient.pushback {
+        rows.add(
+            "fb99_sent",
+            i64_col(ports, "fb99_sent").iter().sum::<i64>() as f64,
+            "frames",
+            "all CPs".into(),
+        );
+    }
+    let (Some(factor), Some(b)) = (sc.analysis.downward_factor, sc.analysis.bottleneck) else {
+        return;
+    };
+    let name = sc.port_name(b);
+    let rates = get("rp_rates");
+    let index: std::collections::HashMap<&str, usize> = sc
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name.as_str(), i))
+        .collect();
+    // aggregate sending rate per sample time: sum over flows through b of min(CR, offered)
+    let mut agg: Vec<(SimTime, f64)> = Vec::new();
+    for ((fname, t), cr) in str_col(rates, "flow")
+        .iter()
+        .zip(i64_col(rates, "t_ps"))
+        .zip(f64_col(rates, "cr_bps"))
+    {
+        let t = *t as SimTime;
+        let Some(&i) = index.get(fname.as_str()) else {
+            continue;
+        };
+        let f = &sc.flows[i];
+        let e = if f.path.contains(&b) && t >= f.start && t < f.stop {
+            cr.min(f.rate_bps)
+        } else {
+            0.0
+        };
+        match agg.last_mut() {
+            Some((lt, sum)) if *lt == t => *sum += e,
+            _ => agg.push((t, e)),
+        }
+    }
+    let mut changes: Vec<(SimTime, f64)> = vec![(0, sc.links[b / 2].rate_bps)];
+    for s in sc.schedule.iter().filter(|s| s.port == b) {
+        changes.push((s.at, s.rate_bps));
+    }
+    for i in 1..changes.len() {
+        let (t0, c) = changes[i];
+        if c >= changes[i - 1].1 {
+            continue;
+        }
+        let t1 = changes.get(i + 1).map(|x| x.0).unwrap_or(sc.duration);
+        let dt = downward_transient(&agg, sc.metrics.rate_interval, t0, t1, factor * c);
+        rows.add(
+            "downward_transient_time",
+            dt.map(units::secs).unwrap_or(f64::NAN),
+            "s",
+            format!(
+                "{name} after the rate fell to {} at {}: aggregate sending rate of its flows at or \
+                 below {factor} x {} from then on; rates sampled every {}{}",
+                units::fmt_rate(c),
+                units::fmt_time(t0),
+                units::fmt_rate(c),
+                units::fmt_time(sc.metrics.rate_interval),
+                if dt.is_none() {
+                    "; not settled before the rate rose again"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+}
+
+/// Downward transient time from samples `(t, aggregate rate)` taken every `interval`: the end
+/// of the interval of the last sample in `[t0, t1)` whose rate exceeds `limit`, minus `t0`
+/// (0 if none does); None when the last sample of the period still exceeds it.
+pub fn downward_transient(
+    agg: &[(SimTime, f64)],
+    interval: SimTime,
+    t0: SimTime,
+    t1: SimTime,
+    limit: f64,
+) -> Option<SimTime> {
+    let inside: Vec<&(SimTime, f64)> = agg.iter().filter(|(t, _)| *t >= t0 && *t < t1).collect();
+    let last_above = inside.iter().rposition(|(_, r)| *r > limit);
+    match last_above {
+        None => Some(0),
+        Some(k) if k + 1 == inside.len() => None,
+        Some(k) => Some((inside[k].0 + interval).min(t1) - t0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn downward_transient_is_the_end_of_the_last_excursion_above_the_limit() {
+        let ms = MS;
+        // samples every 1 ms from 0 to 9 ms
+        let mk = |v: &[f64]| -> Vec<(SimTime, f64)> {
+            v.iter()
+                .enumerate()
+                .map(|(k, r)| (k as SimTime * ms, *r))
+                .collect()
+        };
+        // (name, rates, t0, t1, limit, expected)
+        #[rustfmt::skip]
+        let cases: &[(&str, Vec<(SimTime, f64)>, SimTime, SimTime, f64, Option<SimTime>)] = &[
+            ("settles after one excursion", mk(&[9.0, 9.0, 5.0, 1.0, 1.0, 1.0]), 0, 6 * ms, 2.0, Some(3 * ms)),
+            ("bounces back up once", mk(&[9.0, 1.0, 1.0, 3.0, 1.0, 1.0]), 0, 6 * ms, 2.0, Some(4 * ms)),
+            ("at the limit is settled", mk(&[2.0, 2.0, 1.0]), 0, 3 * ms, 2.0, Some(0)),
+            ("never above", mk(&[1.0, 1.0]), 0, 2 * ms, 2.0, Some(0)),
+            ("still above at the end", mk(&[9.0, 1.0, 9.0]), 0, 3 * ms, 2.0, None),
+            ("only samples inside [t0, t1)", mk(&[9.0, 9.0, 1.0, 9.0, 1.0, 9.0]), 2 * ms, 5 * ms, 2.0, Some(2 * ms)),
+        ];
+        for (name, agg, t0, t1, limit, want) in cases {
+            assert_eq!(
+                downward_transient(agg, ms, *t0, *t1, *limit),
+                *want,
+                "{name}"
+            );
+        }
+    }
+
     use super::*;
     use crate::units::MS;
 

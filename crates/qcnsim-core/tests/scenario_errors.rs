@@ -145,6 +145,20 @@ fn cases() -> Vec<Case> {
         Case { what: "statistics window starting at the end", edit: Set(&["analysis.stats_from=10ms"]), path: "analysis.stats_from", shows: "10ms" },
         Case { what: "statistics window beyond the run", edit: Set(&["analysis.stats_to=20ms"]), path: "analysis.stats_to", shows: "20ms" },
         Case { what: "min_dec_factor out of range", edit: Set(&["cc.qcn.rp.min_dec_factor=1.5"]), path: "cc.qcn.rp.min_dec_factor", shows: "1.5" },
+        Case { what: "BA threshold zero", edit: Set(&["cc.qcn.ba.qlen_threshold=0"]), path: "cc.qcn.ba.qlen_threshold", shows: "0" },
+        Case { what: "BA hold zero", edit: Set(&["cc.qcn.ba.hold=0s"]), path: "cc.qcn.ba.hold", shows: "0" },
+        Case { what: "BA threshold as a size", edit: Set(&["cc.qcn.ba.qlen_threshold=9KB"]), path: "cc.qcn.ba.qlen_threshold", shows: "9KB" },
+        Case { what: "unknown key in sonar", edit: Set(&["cc.qcn.sonar.ping=1ms"]), path: "cc.qcn.sonar.ping", shows: "unknown key" },
+        Case { what: "SONAR enabled not a bool", edit: Set(&["cc.qcn.sonar.enabled=\"on\""]), path: "cc.qcn.sonar.enabled", shows: "on" },
+        Case { what: "SONAR SF zero", edit: Set(&["cc.qcn.sonar.sf=0s"]), path: "cc.qcn.sonar.sf", shows: "0" },
+        Case { what: "SONAR WE start unknown", edit: Set(&["cc.qcn.sonar.we_starts=echo"]), path: "cc.qcn.sonar.we_starts", shows: "echo" },
+        Case { what: "SONAR WE multiple negative", edit: Set(&["cc.qcn.sonar.we_rtt_multiple=-1"]), path: "cc.qcn.sonar.we_rtt_multiple", shows: "-1" },
+        Case { what: "push-back timer without a unit", edit: Set(&["cc.qcn.pushback.timer=\"5\""]), path: "cc.qcn.pushback.timer", shows: "5" },
+        Case { what: "push-back step-back unknown", edit: Set(&["cc.qcn.pushback.step_back=half"]), path: "cc.qcn.pushback.step_back", shows: "half" },
+        Case { what: "unknown key in pushback", edit: Set(&["cc.qcn.pushback.fb99=true"]), path: "cc.qcn.pushback.fb99", shows: "unknown key" },
+        Case { what: "RP timer_enabled not a bool", edit: Set(&["cc.qcn.rp.timer_enabled=1"]), path: "cc.qcn.rp.timer_enabled", shows: "1" },
+        Case { what: "downward factor below one", edit: Set(&["analysis.downward_factor=0.5"]), path: "analysis.downward_factor", shows: "0.5" },
+        Case { what: "unknown transient event kind", edit: Set(&["metrics.events=[\"ba_change\", \"sonar_ping\"]"]), path: "metrics.events.1", shows: "sonar_ping" },
     ]
 }
 

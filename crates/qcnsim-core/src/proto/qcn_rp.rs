@@ -135,6 +135,9 @@ pub struct RpParams {
     pub fb_max: u8,
     /// Push-back (Fb99): which stage counters one Fb99 message decrements.
     pub fb99_step: Fb99Step,
+    /// false: no rate-increase timer at all (recovery by the byte counter only; the
+    /// "drift timer disabled" of the transient-response runs). Default true.
+    pub timer_enabled: bool,
     /// SONAR short fuse: byte-counter reload while the RP is in the SONAR-driven HAI (100
     /// packets of 1500 B).
     pub sonar_byte_counter_bytes: u64,
@@ -167,6 +170,7 @@ impl RpParams {
             feedback: McFeedback::Standard,
             fb_max: 63,
             fb99_step: Fb99Step::Both,
+            timer_enabled: true,
             sonar_byte_counter_bytes: 150_000,
         }
     }
@@ -317,7 +321,7 @@ impl Rp {
             return RpOutput::NONE;
         }
         RpOutput {
-            timer: self.arm_timer(now, p.timer_ps, p.jitter),
+            timer: self.arm_timer(p, now, p.timer_ps),
             rate_changed: false,
         }
     }
@@ -343,7 +347,7 @@ impl Rp {
         self.sonar_sf = false;
         let factor = (1.0 - p.gd * qntz_fb as f64).max(p.min_dec_factor);
         self.cr = (self.cr * factor).max(p.min_rate_bps);
-        let timer = self.arm_timer(now, p.timer_ps, p.jitter);
+        let timer = self.arm_timer(p, now, p.timer_ps);
         RpOutput {
             timer,
             rate_changed: self.cr != cr_before,
@@ -446,7 +450,7 @@ impl Rp {
         } else {
             p.timer_after_frt_ps
         };
-        let timer = self.arm_timer(now, period, p.jitter);
+        let timer = self.arm_timer(p, now, period);
         RpOutput {
             timer,
             rate_changed: self.cr != cr_before,
@@ -456,7 +460,7 @@ impl Rp {
     /// A push-back message (Fb99: the CP saw Fb >= 0 while its bandwidth was not available)
     /// arrived: TR and CR unchanged, the stage counters selected by `fb99_step` go back one
     /// cycle (not below zero), and the recovery timer restarts. Ignored while inactive and in
-    /// the SONAR short fuse (the scenario rejects SONAR and push-back together).
+    /// the SONAR short fuse (when both schemes are on, the short fuse wins until the next CNM).
     pub fn on_fb99(&mut self, p: &RpParams, now: SimTime) -> RpOutput {
         if !self.active || self.sonar_sf {
             return RpOutput::NONE;
@@ -473,7 +477,7 @@ impl Rp {
             p.timer_after_frt_ps
         };
         RpOutput {
-            timer: self.arm_timer(now, period, p.jitter),
+            timer: self.arm_timer(p, now, period),
             rate_changed: false,
         }
     }
@@ -587,8 +591,14 @@ impl Rp {
         x * self.rng.uniform(1.0 - jitter, 1.0 + jitter)
     }
 
-    fn arm_timer(&mut self, now: SimTime, period: SimTime, jitter: f64) -> TimerCmd {
-        let d = self.jittered(period as f64, jitter).round().max(1.0) as SimTime;
+    /// Arm the rate-increase timer at now + period*U; with `timer_enabled` off the RP has no
+    /// timer (byte counter only) and the command is Cancel.
+    fn arm_timer(&mut self, p: &RpParams, now: SimTime, period: SimTime) -> TimerCmd {
+        if !p.timer_enabled {
+            self.timer_deadline = None;
+            return TimerCmd::Cancel;
+        }
+        let d = self.jittered(period as f64, p.jitter).round().max(1.0) as SimTime;
         let deadline = now.saturating_add(d);
         self.timer_deadline = Some(deadline);
         TimerCmd::Arm(deadline)
@@ -1627,6 +1637,38 @@ mod tests {
         let mut rp = rp_in(&p, St::inactive());
         assert_eq!(rp.sonar_short_fuse(&p), RpOutput::NONE);
         assert!(!rp.in_sonar_short_fuse());
+    }
+
+    #[test]
+    fn without_timer_the_rp_recovers_by_the_byte_counter_only() {
+        let p = RpParams {
+            timer_enabled: false,
+            ..exact()
+        };
+        // (name, input, command)
+        #[rustfmt::skip]
+        let cases: &[(&str, In, TimerCmd)] = &[
+            ("CNM does not arm a timer", In::Cnm(20), TimerCmd::Cancel),
+            ("Fb99 does not arm a timer", In::Fb99, TimerCmd::Cancel),
+            ("the byte counter still works", In::Sent(1, false), TimerCmd::Keep),
+        ];
+        for (name, input, cmd) in cases {
+            let mut rp = rp_in(&p, St::active(1e9, 2e9, 2, 0).bc(0.0));
+            let out = apply(&mut rp, &p, NOW, *input);
+            assert_eq!(out.timer, *cmd, "{name}");
+            assert_eq!(rp.timer_deadline(), None, "{name}");
+        }
+        let mut rp = rp_in(&p, St::active(1e9, 2e9, 2, 0).bc(0.0));
+        rp.on_frame_sent(&p, NOW, 1, false);
+        assert_eq!(rp.si_count(), 3);
+        assert!(close(rp.current_rate(), 1.5e9));
+        // start_active: no timer either
+        let p2 = RpParams {
+            start_active: true,
+            ..p.clone()
+        };
+        let mut rp = Rp::new(&p2, Rng::from_seed(1));
+        assert_eq!(rp.start(&p2, NOW).timer, TimerCmd::Cancel);
     }
 
     #[test]

@@ -145,6 +145,19 @@ pub struct QcnSpec {
     pub cp_ports: Vec<bool>,
     /// CNM generation and use for multicast flows (unicast flows always use standard QCN).
     pub multicast_feedback: McFeedback,
+    /// BA sensor, SONAR and path-based push-back (docs/models/qcn-transient.md).
+    pub transient: TransientSpec,
+}
+
+/// The transient-response options of QCN (all off by default).
+#[derive(Debug, Clone, Default)]
+pub struct TransientSpec {
+    /// BA sensor parameters when a BA sensor runs at every CP (BA enabled, SONAR or push-back).
+    pub ba: Option<crate::proto::qcn_ba::BaParams>,
+    /// SONAR, when enabled.
+    pub sonar: Option<params::SonarSpec>,
+    /// Path-based push-back (Fb99) is on.
+    pub pushback: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -157,8 +170,25 @@ pub struct MetricsSpec {
     pub record_cnm_sent: bool,
     pub record_cnm_received: bool,
     pub record_drops: bool,
+    /// Bit k set: record events of kind `EVENT_KINDS[k]`.
+    pub record_mask: u32,
     pub max_event_rows: usize,
 }
+
+/// The kinds of rows of the `events` table (the choices of `metrics.events`), in the
+/// simulator's code order.
+pub const EVENT_KINDS: &[&str] = &[
+    "cnm_sent",
+    "cnm_received",
+    "drop",
+    "ba_change",
+    "sonar_special_sent",
+    "sonar_echo_sent",
+    "sonar_echo_received",
+    "sonar_short_fuse",
+    "fb99_sent",
+    "fb99_received",
+];
 
 #[derive(Debug, Clone)]
 pub struct AnalysisSpec {
@@ -167,6 +197,10 @@ pub struct AnalysisSpec {
     /// Statistics window of the multicast metrics, [from, to).
     pub stats_from: SimTime,
     pub stats_to: SimTime,
+    /// Downward transient time (docs/models/qcn-transient.md): after each fall of the
+    /// bottleneck's service rate to C, the time until the aggregate sending rate of the flows
+    /// through it stays at or below `downward_factor * C`. None: not computed.
+    pub downward_factor: Option<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -454,6 +488,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             rl_burst_bytes: None,
             cp_ports: Vec::new(),
             multicast_feedback: McFeedback::Standard,
+            transient: TransientSpec::default(),
         },
         metrics: MetricsSpec {
             throughput_bin: 0,
@@ -464,6 +499,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             record_cnm_sent: false,
             record_cnm_received: false,
             record_drops: false,
+            record_mask: 0,
             max_event_rows: 0,
         },
         analysis: AnalysisSpec {
@@ -471,6 +507,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             recovery_fraction: 0.9,
             stats_from: 0,
             stats_to: duration,
+            downward_factor: None,
         },
         resolved: Json::Null,
     };
@@ -697,11 +734,22 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             ),
         ));
     }
+    let downward_factor = a.opt_f64("downward_factor")?;
+    if let Some(f) = downward_factor {
+        if !(1.0..=1000.0).contains(&f) {
+            return Err(a.err(
+                "downward_factor",
+                format!("{f}"),
+                "a number from 1 to 1000 (multiple of the reduced capacity)",
+            ));
+        }
+    }
     sc.analysis = AnalysisSpec {
         bottleneck,
         recovery_fraction,
         stats_from,
         stats_to,
+        downward_factor,
     };
     resolved.insert("analysis".into(), Json::Object(a.finish()?));
 
@@ -971,11 +1019,12 @@ fn port_selection(
 
 fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
     let mut cpr = q.sub("cp")?;
-    let cp = params::read_cp(&mut cpr)?;
+    let mut cp = params::read_cp(&mut cpr)?;
     q.put("cp", Json::Object(cpr.finish()?));
     let mut rpr = q.sub("rp")?;
-    let (rp, rl_queue_bytes, rl_burst_bytes) = params::read_rp(&mut rpr)?;
+    let (mut rp, rl_queue_bytes, rl_burst_bytes) = params::read_rp(&mut rpr)?;
     q.put("rp", Json::Object(rpr.finish()?));
+    let transient = parse_transient(q, &mut cp, &mut rp)?;
     let cnm_bytes = q.bytes_or("cnm_frame", 128)?;
     if !(64..=1518).contains(&cnm_bytes) {
         return Err(q.err(
@@ -1008,6 +1057,38 @@ fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
         rl_burst_bytes,
         cp_ports,
         multicast_feedback,
+        transient,
+    })
+}
+
+/// `[cc.qcn.ba]`, `[cc.qcn.sonar]`, `[cc.qcn.pushback]`. Push-back turns on both-signs sampling
+/// at the CPs and sets the RP timer (both periods) to the push-back recovery timer.
+fn parse_transient(
+    q: &mut TableReader,
+    cp: &mut CpParams,
+    rp: &mut RpParams,
+) -> Res<TransientSpec> {
+    let mut bar = q.sub("ba")?;
+    let (ba_on, ba) = params::read_ba(&mut bar)?;
+    q.put("ba", Json::Object(bar.finish()?));
+    let mut sr = q.sub("sonar")?;
+    let sonar = params::read_sonar(&mut sr)?;
+    q.put("sonar", Json::Object(sr.finish()?));
+    let mut pr = q.sub("pushback")?;
+    let (pb_on, pb_timer, step) = params::read_pushback(&mut pr)?;
+    q.put("pushback", Json::Object(pr.finish()?));
+    rp.sonar_byte_counter_bytes = sonar.byte_counter_bytes;
+    rp.fb99_step = step;
+    if pb_on {
+        cp.sample_both_signs = true;
+        rp.timer_ps = pb_timer;
+        rp.timer_after_frt_ps = pb_timer;
+        rp.timer_enabled = true;
+    }
+    Ok(TransientSpec {
+        ba: (ba_on || sonar.enabled || pb_on).then_some(ba),
+        sonar: sonar.enabled.then_some(sonar),
+        pushback: pb_on,
     })
 }
 
@@ -1096,15 +1177,18 @@ fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSpec> {
     }
     let events = m
         .opt_str_list("events")?
-        .unwrap_or_else(|| vec!["cnm_sent".into(), "cnm_received".into(), "drop".into()]);
-    const KINDS: [&str; 3] = ["cnm_sent", "cnm_received", "drop"];
+        .unwrap_or_else(|| EVENT_KINDS.iter().map(|s| s.to_string()).collect());
+    let mut record_mask = 0u32;
     for (i, e) in events.iter().enumerate() {
-        if !KINDS.contains(&e.as_str()) {
-            return Err(ScenarioError::new(
-                format!("{}.{i}", m.field("events")),
-                format!("{e:?}"),
-                format!("one of: {}", KINDS.join(", ")),
-            ));
+        match EVENT_KINDS.iter().position(|k| *k == e.as_str()) {
+            Some(k) => record_mask |= 1 << k,
+            None => {
+                return Err(ScenarioError::new(
+                    format!("{}.{i}", m.field("events")),
+                    format!("{e:?}"),
+                    format!("one of: {}", EVENT_KINDS.join(", ")),
+                ))
+            }
         }
     }
     m.put("events", json!(events));
@@ -1118,6 +1202,7 @@ fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSpec> {
         record_cnm_sent: events.iter().any(|e| e == "cnm_sent"),
         record_cnm_received: events.iter().any(|e| e == "cnm_received"),
         record_drops: events.iter().any(|e| e == "drop"),
+        record_mask,
         max_event_rows,
     })
 }

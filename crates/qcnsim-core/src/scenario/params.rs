@@ -3,9 +3,12 @@
 //! parameter reference (`qcnsim params`, docs/parameters.md) all come from this table.
 
 use super::reader::{Res, TableReader};
+use crate::proto::qcn_ba::BaParams;
 use crate::proto::qcn_cp::CpParams;
-use crate::proto::qcn_rp::{HaiMode, RpParams};
+use crate::proto::qcn_rp::{Fb99Step, HaiMode, RpParams};
+use crate::proto::sonar::WeStart;
 use crate::units;
+use crate::units::SimTime;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
@@ -32,6 +35,10 @@ pub struct ParamSpec {
 
 const CP: &str = "cc.qcn.cp";
 const RP: &str = "cc.qcn.rp";
+const BA: &str = "cc.qcn.ba";
+const SONAR: &str = "cc.qcn.sonar";
+const PUSHBACK: &str = "cc.qcn.pushback";
+const TRP: &str = "QCN transient-response proposals (mechanisms.md §3)";
 const MIB: &str = "IEEE 802.1Q MIB (IEEE8021-CN-MIB)";
 const PC: &str = "QCN pseudo code v2.x";
 
@@ -61,8 +68,22 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: RP, key: "hai_mode", kind: Kind::Choice(&["multiplied", "constant"]), default: "multiplied", source: PC, help: "Hyper-active increase R_HAI*(min(si_count, timer_scount) - FRT) (multiplied, pseudo code) or a constant R_HAI (Linux emulator)." },
     ParamSpec { section: RP, key: "release_at_line_rate", kind: Kind::Bool, default: "true", source: PC, help: "Release the rate limiter when CR reaches the line rate and its queue is empty." },
     ParamSpec { section: RP, key: "start_active", kind: Kind::Bool, default: "false", source: "interpretation", help: "Rate limiter active from the flow's start at CR = TR = line rate (true), or allocated on the first CNM (false, the standard)." },
+    ParamSpec { section: RP, key: "timer_enabled", kind: Kind::Bool, default: "true", source: "interpretation (experiments.md og-hotspot-10src: drift timer disabled)", help: "Run the RP's rate-increase timer (true, the standard). false: recovery by the byte counter only (SONAR's ping timer and push-back's recovery timer are separate; push-back turns the timer on with its own period)." },
     ParamSpec { section: RP, key: "rl_queue", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150KB", source: "interpretation (BCN calibration study: 150 KB rate-limiter queue)", help: "Capacity of each flow's rate-limiter queue; frames beyond it are dropped at the source and counted." },
     ParamSpec { section: RP, key: "rl_burst", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "one frame of the flow", source: "mechanisms.md §4", help: "Token-bucket depth of the rate limiter; the default (one frame) is smooth pacing, larger values model bursty NIC limiters." },
+    ParamSpec { section: BA, key: "enabled", kind: Kind::Bool, default: "false", source: "qcnsim", help: "Run the bandwidth-available (BA) sensor at every CP (for its ba_change events) even without SONAR or push-back; both of those turn it on themselves." },
+    ParamSpec { section: BA, key: "qlen_threshold", kind: Kind::Int { min: 1, max: 1_000_000 }, default: "6", source: TRP, help: "Queue length, in frames, at or above which BA = 0 (ba_qlen_threshold, 6 packets)." },
+    ParamSpec { section: BA, key: "hold", kind: Kind::Time { min: 1 }, default: "10ms", source: TRP, help: "BA = 1 once the queue has stayed below qlen_threshold this long (ba_hold); the timer restarts at every drop below the threshold." },
+    ParamSpec { section: SONAR, key: "enabled", kind: Kind::Bool, default: "false", source: TRP, help: "SONAR: the RP probes with special frames after each WP period; switches with BA = 0 echo them; no echo within WE puts the RP in the short fuse (HAI driven by the ping timer)." },
+    ParamSpec { section: SONAR, key: "wp", kind: Kind::Time { min: 1 }, default: "10ms", source: "interpretation (mechanisms.md §3)", help: "Waiting-to-probe period: from a CNM (or an echo) to the next special frame." },
+    ParamSpec { section: SONAR, key: "we_rtt_multiple", kind: Kind::Float { min: 0.0, max: 1e6 }, default: "4.0", source: "interpretation (mechanisms.md §3)", help: "Waiting-for-echo period WE = max(we_rtt_multiple x path RTT, we_min); the path RTT is twice the propagation, delay lines and switch latencies from source to destination." },
+    ParamSpec { section: SONAR, key: "we_min", kind: Kind::Time { min: 1 }, default: "1ms", source: "interpretation (mechanisms.md §3)", help: "Lower bound of the waiting-for-echo period." },
+    ParamSpec { section: SONAR, key: "sf", kind: Kind::Time { min: 1 }, default: "5ms", source: "interpretation (mechanisms.md §3)", help: "Short-fuse period: each expiry is one hyper-active increase of the RP." },
+    ParamSpec { section: SONAR, key: "byte_counter", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150000B", source: TRP, help: "Byte-counter cycle of the RP in the short fuse (100 packets of 1500 B)." },
+    ParamSpec { section: SONAR, key: "we_starts", kind: Kind::Choice(&["special_sent", "wp_expiry"]), default: "special_sent", source: "interpretation (mechanisms.md §3)", help: "The WE period starts when the special frame leaves the rate limiter (special_sent) or when the WP timer expires (wp_expiry)." },
+    ParamSpec { section: PUSHBACK, key: "enabled", kind: Kind::Bool, default: "false", source: TRP, help: "Path-based push-back: CPs sample for both signs of Fb and send Fb99 when Fb >= 0 and BA = 0; the RP's recovery timer (period pushback.timer) restarts on every CNM and Fb99, and Fb99 steps the RP back one cycle." },
+    ParamSpec { section: PUSHBACK, key: "timer", kind: Kind::Time { min: 1 }, default: "5ms", source: TRP, help: "Recovery timer T of the push-back RP (5 ms or 7 ms in the reference runs); replaces cc.qcn.rp.timer and timer_after_frt while push-back is on." },
+    ParamSpec { section: PUSHBACK, key: "step_back", kind: Kind::Choice(&["both", "byte_counter", "timer"]), default: "both", source: "interpretation (mechanisms.md §3)", help: "Stage counters one Fb99 decrements by one (not below zero): both, si_count only, or timer_scount only." },
 ];
 
 pub fn spec(section: &str, key: &str) -> &'static ParamSpec {
@@ -181,6 +202,7 @@ pub fn read_rp(t: &mut TableReader) -> Res<(RpParams, u64, Option<u64>)> {
     };
     p.release_at_line_rate = read_bool(t, spec(RP, "release_at_line_rate"))?;
     p.start_active = read_bool(t, spec(RP, "start_active"))?;
+    p.timer_enabled = read_bool(t, spec(RP, "timer_enabled"))?;
     let rl_queue = read_bytes(t, spec(RP, "rl_queue"))?;
     let burst = t.opt_bytes(spec(RP, "rl_burst").key)?;
     if let Some(b) = burst {
@@ -191,6 +213,55 @@ pub fn read_rp(t: &mut TableReader) -> Res<(RpParams, u64, Option<u64>)> {
         t.put("rl_burst", serde_json::Value::String("one frame".into()));
     }
     Ok((p, rl_queue, burst))
+}
+
+/// `[cc.qcn.ba]`: (enabled, parameters).
+pub fn read_ba(t: &mut TableReader) -> Res<(bool, BaParams)> {
+    let enabled = read_bool(t, spec(BA, "enabled"))?;
+    let p = BaParams {
+        qlen_threshold_frames: read_int(t, spec(BA, "qlen_threshold"))? as u64,
+        hold_ps: read_time(t, spec(BA, "hold"))?,
+    };
+    Ok((enabled, p))
+}
+
+/// `[cc.qcn.sonar]` as read; the WE period is resolved per flow by the simulator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SonarSpec {
+    pub enabled: bool,
+    pub wp_ps: SimTime,
+    pub we_rtt_multiple: f64,
+    pub we_min_ps: SimTime,
+    pub sf_ps: SimTime,
+    pub byte_counter_bytes: u64,
+    pub we_starts: WeStart,
+}
+
+pub fn read_sonar(t: &mut TableReader) -> Res<SonarSpec> {
+    Ok(SonarSpec {
+        enabled: read_bool(t, spec(SONAR, "enabled"))?,
+        wp_ps: read_time(t, spec(SONAR, "wp"))?,
+        we_rtt_multiple: read_f64(t, spec(SONAR, "we_rtt_multiple"))?,
+        we_min_ps: read_time(t, spec(SONAR, "we_min"))?,
+        sf_ps: read_time(t, spec(SONAR, "sf"))?,
+        byte_counter_bytes: read_bytes(t, spec(SONAR, "byte_counter"))?,
+        we_starts: match read_choice(t, spec(SONAR, "we_starts"))?.as_str() {
+            "wp_expiry" => WeStart::WpExpiry,
+            _ => WeStart::SpecialSent,
+        },
+    })
+}
+
+/// `[cc.qcn.pushback]`: (enabled, recovery timer, step-back rule).
+pub fn read_pushback(t: &mut TableReader) -> Res<(bool, SimTime, Fb99Step)> {
+    let enabled = read_bool(t, spec(PUSHBACK, "enabled"))?;
+    let timer = read_time(t, spec(PUSHBACK, "timer"))?;
+    let step = match read_choice(t, spec(PUSHBACK, "step_back"))?.as_str() {
+        "byte_counter" => Fb99Step::ByteCounter,
+        "timer" => Fb99Step::Timer,
+        _ => Fb99Step::Both,
+    };
+    Ok((enabled, timer, step))
 }
 
 /// The `PARAMS` table as a Markdown table (one row per parameter: `section.key`, kind with unit

@@ -29,6 +29,10 @@ impl<'a> Sim<'a> {
             Capacity::Frames(n) => (port.q.len() as u64) < n,
         };
         let flow = self.pkts[pkt as usize].flow;
+        if self.pkts[pkt as usize].special {
+            self.sonar_special_arrives(pi, flow);
+        }
+        let port = &mut self.ports[pi];
         if !fits {
             port.drop_frames += 1;
             port.drop_bytes += size as u64;
@@ -56,12 +60,18 @@ impl<'a> Sim<'a> {
         if port.q_bytes > port.max_q_bytes {
             port.max_q_bytes = port.q_bytes;
         }
+        if port.ba != NONE {
+            self.ba_qlen(pi);
+        }
+        let port = &self.ports[pi];
         if port.cp != NONE {
             let qb = port.q_bytes;
             let cp = &mut self.cps[port.cp as usize];
             if let Some(s) = cp.on_enqueue(&self.sc.qcn.cp, qb, size) {
                 if s.sends_cnm() && self.cnm_wanted(pi, pkt, &s) {
                     self.send_cnm(pi, flow, s.qntz_fb);
+                } else if self.tr.pushback && !s.sends_cnm() {
+                    self.pushback_sample(pi, flow);
                 }
             }
         }
@@ -88,11 +98,13 @@ impl<'a> Sim<'a> {
     pub(super) fn start_next(&mut self, pi: usize) {
         let now = self.now;
         let port = &mut self.ports[pi];
+        let mut ba_dirty = false;
         let pkt = if let Some(c) = port.ctrl.pop_front() {
             c
         } else if let Some(d) = port.q.pop_front() {
             port.track_q(now);
             port.q_bytes -= self.pkts[d as usize].size as u64;
+            ba_dirty = port.ba != NONE;
             d
         } else {
             return;
@@ -137,6 +149,9 @@ impl<'a> Sim<'a> {
                 self.pkts[pkt as usize].at = peer;
                 self.q.push(t, Ev::HostControl { pkt });
             }
+        }
+        if ba_dirty {
+            self.ba_qlen(pi);
         }
     }
 

@@ -29,6 +29,8 @@ mod multicast;
 mod output;
 mod qcn;
 mod traffic;
+mod transient;
+pub use transient::path_rtt;
 
 const NONE: u32 = u32::MAX;
 const NEVER: SimTime = SimTime::MAX;
@@ -72,6 +74,16 @@ enum Ev {
     },
     SampleQueues,
     SampleRates,
+    /// A BA sensor's hold timer (index into the BA sensors; stale if `gen` is old).
+    BaTimer {
+        ba: u32,
+        gen: u32,
+    },
+    /// A SONAR ping timer (stale if `gen` is old).
+    PingTimer {
+        flow: u32,
+        gen: u32,
+    },
 }
 
 const KIND_DATA: u8 = 0;
@@ -92,6 +104,8 @@ struct Pkt {
     /// Control frames: destination node, and the node currently holding the frame.
     dst: u32,
     at: u32,
+    /// Data: a SONAR special frame.
+    special: bool,
 }
 
 struct Port {
@@ -117,6 +131,8 @@ struct Port {
     busy_until: SimTime,
     txdone_pending: bool,
     cp: u32,
+    /// Index of the port's BA sensor, or NONE.
+    ba: u32,
     tput_slot: u32,
     // statistics
     tx_frames: u64,
@@ -194,6 +210,8 @@ struct Flow {
     mc: u32,
     /// Representative feedback: data frames carry the RP's F̂b and representative CPID.
     rep_fb: bool,
+    /// SONAR and push-back state and counters.
+    tx: transient::FlowTransient,
 }
 
 #[derive(Clone, Copy)]
@@ -208,7 +226,21 @@ struct EvRec {
 const REC_CNM_SENT: u8 = 0;
 const REC_CNM_RX: u8 = 1;
 const REC_DROP: u8 = 2;
-const REC_KIND_NAMES: [&str; 3] = ["cnm_sent", "cnm_received", "drop"];
+const REC_BA_CHANGE: u8 = 3;
+const REC_SPECIAL_SENT: u8 = 4;
+const REC_ECHO_SENT: u8 = 5;
+const REC_ECHO_RX: u8 = 6;
+const REC_SHORT_FUSE: u8 = 7;
+const REC_FB99_SENT: u8 = 8;
+const REC_FB99_RX: u8 = 9;
+/// Event kind names, indexed by the REC_* codes (the scenario's `metrics.events` choices).
+const REC_KIND_NAMES: &[&str] = crate::scenario::EVENT_KINDS;
+/// Events located at a host (the `node` column names the host, not a port).
+const REC_AT_HOST: u32 = 1 << REC_CNM_RX
+    | 1 << REC_SPECIAL_SENT
+    | 1 << REC_ECHO_RX
+    | 1 << REC_SHORT_FUSE
+    | 1 << REC_FB99_RX;
 
 struct Recorder {
     nbins: usize,
@@ -232,6 +264,8 @@ struct Recorder {
     rec_cnm_sent: bool,
     rec_cnm_rx: bool,
     rec_drop: bool,
+    /// Bit k set: record events of kind k.
+    mask: u32,
 }
 
 impl Recorder {
@@ -263,6 +297,7 @@ pub struct Sim<'a> {
     lazy_gen: bool,
     mcast: Vec<multicast::McFlow>,
     mc_win: [multicast::McSnap; 2],
+    tr: transient::Transient,
 }
 
 impl<'a> Sim<'a> {
@@ -292,6 +327,7 @@ impl<'a> Sim<'a> {
             rec_cnm_sent: sc.metrics.record_cnm_sent,
             rec_cnm_rx: sc.metrics.record_cnm_received,
             rec_drop: sc.metrics.record_drops,
+            mask: sc.metrics.record_mask,
         };
         let mut ports = Vec::with_capacity(sc.n_ports());
         for p in 0..sc.n_ports() {
@@ -339,6 +375,7 @@ impl<'a> Sim<'a> {
                 busy_until: 0,
                 txdone_pending: false,
                 cp,
+                ba: NONE,
                 tput_slot,
                 tx_frames: 0,
                 tx_bytes: 0,
@@ -414,6 +451,7 @@ impl<'a> Sim<'a> {
                 cnm_rx: 0,
                 mc: NONE,
                 rep_fb,
+                tx: Default::default(),
             });
         }
 
@@ -435,6 +473,7 @@ impl<'a> Sim<'a> {
             lazy_gen: true,
             mcast: Vec::new(),
             mc_win: Default::default(),
+            tr: transient::Transient::new(sc),
         };
         for (i, f) in sc.flows.iter().enumerate() {
             if f.group.is_some() {
@@ -446,6 +485,7 @@ impl<'a> Sim<'a> {
             sim.q.push(sc.analysis.stats_from, Ev::McStats { edge: 0 });
             sim.q.push(sc.analysis.stats_to, Ev::McStats { edge: 1 });
         }
+        sim.transient_init();
         for i in 0..sim.flows.len() {
             let f = &mut sim.flows[i];
             let start = f.start;
@@ -580,6 +620,8 @@ impl<'a> Sim<'a> {
                 self.q
                     .push(t + self.sc.metrics.rate_interval, Ev::SampleRates);
             }
+            Ev::BaTimer { ba, gen } => self.on_ba_timer(ba, gen),
+            Ev::PingTimer { flow, gen } => self.on_ping_timer(flow, gen),
         }
     }
 

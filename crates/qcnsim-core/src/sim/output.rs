@@ -35,6 +35,13 @@ impl<'a> Sim<'a> {
             (0..self.flows.len()).map(|i| self.mc_flow_dst(i)).collect();
         let mc_copies: Vec<u64> = (0..self.flows.len()).map(|i| self.mc_copies(i)).collect();
         let mc_members = (!sc.groups.is_empty()).then(|| self.mc_members_table());
+        let (echo_sent, fb99_sent): (Vec<i64>, Vec<i64>) = (0..self.ports.len())
+            .map(|p| {
+                let (e, f) = self.port_echo_fb99(p);
+                (e as i64, f as i64)
+            })
+            .unzip();
+        let ba_available = self.ba_available_s();
         let mut rec = self.rec;
         let mut tables = Vec::new();
 
@@ -130,7 +137,7 @@ impl<'a> Sim<'a> {
                         ColumnData::Str(
                             ev.iter()
                                 .map(|e| {
-                                    if e.kind == REC_CNM_RX {
+                                    if REC_AT_HOST & (1 << e.kind) != 0 {
                                         node_name(e.node)
                                     } else {
                                         port_name[e.node as usize].clone()
@@ -143,7 +150,12 @@ impl<'a> Sim<'a> {
                         "flow",
                         ColumnData::Str(
                             ev.iter()
-                                .map(|e| flow_name[e.flow as usize].to_string())
+                                .map(|e| {
+                                    flow_name
+                                        .get(e.flow as usize)
+                                        .map(|s| s.to_string())
+                                        .unwrap_or_default()
+                                })
                                 .collect(),
                         ),
                     )
@@ -261,6 +273,26 @@ impl<'a> Sim<'a> {
                         ColumnData::I64(fl.iter().map(|f| f.cnm_rx as i64).collect()),
                     )
                     .col(
+                        "sonar_special_sent",
+                        ColumnData::I64(fl.iter().map(|f| f.tx.special_sent as i64).collect()),
+                    )
+                    .col(
+                        "sonar_echo_received",
+                        ColumnData::I64(fl.iter().map(|f| f.tx.echo_rx as i64).collect()),
+                    )
+                    .col(
+                        "sonar_short_fuse",
+                        ColumnData::I64(fl.iter().map(|f| f.tx.short_fuse as i64).collect()),
+                    )
+                    .col(
+                        "sonar_false_alarms",
+                        ColumnData::I64(fl.iter().map(|f| f.tx.false_alarms as i64).collect()),
+                    )
+                    .col(
+                        "fb99_received",
+                        ColumnData::I64(fl.iter().map(|f| f.tx.fb99_rx as i64).collect()),
+                    )
+                    .col(
                         "fct_ps",
                         ColumnData::I64(
                             fl.iter()
@@ -333,7 +365,10 @@ impl<'a> Sim<'a> {
                     .col(
                         "mean_qlen_bytes",
                         ColumnData::F64(ps.iter().map(|p| p.q_area as f64 / dur).collect()),
-                    ),
+                    )
+                    .col("sonar_echo_sent", ColumnData::I64(echo_sent))
+                    .col("fb99_sent", ColumnData::I64(fb99_sent))
+                    .col("ba_available_s", ColumnData::F64(ba_available)),
             );
         }
         let mut summary = crate::summary::summarize(sc, &tables, rec.events_dropped);

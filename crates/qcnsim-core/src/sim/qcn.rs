@@ -32,6 +32,7 @@ impl<'a> Sim<'a> {
             cpid: cp_port as u32,
             dst: src,
             at: sw as u32,
+            special: false,
         });
         self.enqueue_ctrl(out, pkt);
     }
@@ -40,6 +41,7 @@ impl<'a> Sim<'a> {
         let pk = self.pkts[pkt as usize];
         self.release(pkt);
         if pk.kind != KIND_CNM {
+            self.transient_control(pk);
             return;
         }
         let fi = pk.flow as usize;
@@ -64,6 +66,9 @@ impl<'a> Sim<'a> {
                 f.bucket.fill(now);
             }
             self.rp_output(fi, out, now);
+        }
+        if self.flows[fi].tx.sonar_on() {
+            self.sonar_on_cnm(fi);
         }
     }
 }

@@ -45,6 +45,7 @@ impl<'a> Sim<'a> {
             cpid: NO_CPID,
             dst: 0,
             at: 0,
+            special: false,
         })
     }
 
@@ -178,6 +179,9 @@ impl<'a> Sim<'a> {
     pub(super) fn leave_rl(&mut self, fi: usize, pkt: u32, rl_empty: bool) {
         let now = self.now;
         let size = self.pkts[pkt as usize].size;
+        if self.flows[fi].tx.sonar_on() {
+            self.sonar_on_send(fi, pkt);
+        }
         self.hand_to_nic(fi, pkt);
         let f = &mut self.flows[fi];
         if let Some(rp) = f.rp.as_mut() {

@@ -1,0 +1,412 @@
+//! QCN transient response: the bandwidth-available (BA) sensor at every CP, SONAR (special
+//! frames, echoes, the RP ping timer) and path-based push-back (Fb99). See
+//! docs/models/qcn-transient.md. The protocol rules live in `proto::qcn_ba`, `proto::sonar`
+//! and `proto::qcn_rp`; this file wires them to ports, flows and the event queue. Echo and Fb99
+//! messages are control frames of `cc.qcn.cnm_frame` bytes on the strict-priority control
+//! queue, like CNMs (they take link time and are never sampled).
+
+use super::*;
+use crate::proto::qcn_ba::{BaParams, BaSensor};
+use crate::proto::sonar::{Sonar, SonarAction, SonarParams};
+
+pub(super) const KIND_ECHO: u8 = 10;
+pub(super) const KIND_FB99: u8 = 11;
+
+/// Simulator-wide transient-response state.
+pub(super) struct Transient {
+    pub(super) ba_p: BaParams,
+    pub(super) pushback: bool,
+    /// One BA sensor per CP port (empty when no sensor runs).
+    pub(super) bas: Vec<BaPort>,
+}
+
+pub(super) struct BaPort {
+    port: u32,
+    sensor: BaSensor,
+    timer: LazyTimer,
+    pub(super) echo_sent: u64,
+    pub(super) fb99_sent: u64,
+    /// Time spent with BA = 1, and since when BA has been 1.
+    ba_time: SimTime,
+    ba_since: SimTime,
+}
+
+/// Per-flow SONAR and push-back state and counters.
+#[derive(Default)]
+pub(super) struct FlowTransient {
+    sonar: Option<Box<(Sonar, SonarParams)>>,
+    ping_timer: LazyTimer,
+    pub(super) special_sent: u64,
+    pub(super) echo_rx: u64,
+    pub(super) short_fuse: u64,
+    pub(super) false_alarms: u64,
+    pub(super) fb99_rx: u64,
+}
+
+impl FlowTransient {
+    #[inline]
+    pub(super) fn sonar_on(&self) -> bool {
+        self.sonar.is_some()
+    }
+}
+
+impl Transient {
+    pub(super) fn new(sc: &Scenario) -> Transient {
+        let t = &sc.qcn.transient;
+        Transient {
+            ba_p: t
+                .ba
+                .clone()
+                .unwrap_or_else(crate::proto::qcn_ba::BaParams::standard),
+            pushback: sc.cc == CcMode::Qcn && t.pushback,
+            bas: Vec::new(),
+        }
+    }
+}
+
+impl<'a> Sim<'a> {
+    /// Create the BA sensors (every CP port) and the SONAR machines (every flow).
+    pub(super) fn transient_init(&mut self) {
+        let sc = self.sc;
+        if sc.cc != CcMode::Qcn {
+            return;
+        }
+        if sc.qcn.transient.ba.is_some() {
+            for pi in 0..self.ports.len() {
+                if self.ports[pi].cp == NONE {
+                    continue;
+                }
+                let (sensor, cmd) = BaSensor::new(&self.tr.ba_p, 0);
+                let bi = self.tr.bas.len() as u32;
+                self.ports[pi].ba = bi;
+                self.tr.bas.push(BaPort {
+                    port: pi as u32,
+                    sensor,
+                    timer: LazyTimer::default(),
+                    echo_sent: 0,
+                    fb99_sent: 0,
+                    ba_time: 0,
+                    ba_since: 0,
+                });
+                self.ba_timer_cmd(bi as usize, cmd);
+            }
+        }
+        if let Some(s) = &sc.qcn.transient.sonar {
+            for (fi, f) in sc.flows.iter().enumerate() {
+                let rtt = path_rtt(sc, &f.path);
+                let we = ((s.we_rtt_multiple * rtt as f64).round() as SimTime).max(s.we_min_ps);
+                let p = SonarParams {
+                    wp_ps: s.wp_ps,
+                    we_ps: we,
+                    sf_ps: s.sf_ps,
+                    we_starts: s.we_starts,
+                };
+                self.flows[fi].tx.sonar = Some(Box::new((Sonar::default(), p)));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- BA sensor
+
+    fn ba_timer_cmd(&mut self, bi: usize, cmd: TimerCmd) {
+        let b = &mut self.tr.bas[bi];
+        match cmd {
+            TimerCmd::Keep => {}
+            TimerCmd::Cancel => b.timer.cancel(),
+            TimerCmd::Arm(at) => {
+                if let Some(gen) = b.timer.arm(at) {
+                    self.q.push(at, Ev::BaTimer { ba: bi as u32, gen });
+                }
+            }
+        }
+    }
+
+    /// The queue length of port `pi` (which has a BA sensor) changed.
+    #[inline]
+    pub(super) fn ba_qlen(&mut self, pi: usize) {
+        let bi = self.ports[pi].ba as usize;
+        let q = self.ports[pi].q.len() as u64;
+        let out = self.tr.bas[bi].sensor.on_qlen(&self.tr.ba_p, self.now, q);
+        if out.timer != TimerCmd::Keep {
+            self.ba_timer_cmd(bi, out.timer);
+        }
+        if out.changed {
+            self.ba_changed(bi);
+        }
+    }
+
+    pub(super) fn on_ba_timer(&mut self, bi: u32, gen: u32) {
+        let b = &mut self.tr.bas[bi as usize];
+        match b.timer.popped(self.now, gen) {
+            Popped::Fire => {
+                if b.sensor.on_timer(self.now).changed {
+                    self.ba_changed(bi as usize);
+                }
+            }
+            Popped::Requeue(t) => self.q.push(t, Ev::BaTimer { ba: bi, gen }),
+            Popped::Stale => {}
+        }
+    }
+
+    fn ba_changed(&mut self, bi: usize) {
+        let now = self.now;
+        let b = &mut self.tr.bas[bi];
+        let ba = b.sensor.ba();
+        if ba {
+            b.ba_since = now;
+        } else {
+            b.ba_time += now - b.ba_since;
+        }
+        let port = b.port;
+        self.record(REC_BA_CHANGE, port, NONE, ba as i64);
+    }
+
+    #[inline]
+    fn ba_zero(&self, pi: usize) -> bool {
+        let bi = self.ports[pi].ba;
+        bi != NONE && !self.tr.bas[bi as usize].sensor.ba()
+    }
+
+    /// Time with BA = 1 of each port up to the end of the run (NaN without a sensor), s.
+    pub(super) fn ba_available_s(&self) -> Vec<f64> {
+        self.ports
+            .iter()
+            .map(|p| {
+                if p.ba == NONE {
+                    return f64::NAN;
+                }
+                let b = &self.tr.bas[p.ba as usize];
+                let open = if b.sensor.ba() {
+                    self.end - b.ba_since
+                } else {
+                    0
+                };
+                units::secs(b.ba_time + open)
+            })
+            .collect()
+    }
+
+    pub(super) fn port_echo_fb99(&self, pi: usize) -> (u64, u64) {
+        let bi = self.ports[pi].ba;
+        if bi == NONE {
+            (0, 0)
+        } else {
+            let b = &self.tr.bas[bi as usize];
+            (b.echo_sent, b.fb99_sent)
+        }
+    }
+
+    #[inline]
+    fn record(&mut self, kind: u8, node: u32, flow: u32, value: i64) {
+        if self.rec.mask & (1 << kind) != 0 {
+            let t = self.now;
+            self.rec.event(EvRec {
+                t,
+                kind,
+                node,
+                flow,
+                value,
+            });
+        }
+    }
+
+    // ---------------------------------------------------------------- switch side
+
+    fn send_transient_ctrl(&mut self, pi: usize, flow: u32, kind: u8) {
+        let now = self.now;
+        let sw = self.ports[pi].node;
+        let src = self.flows[flow as usize].src;
+        let Some(out) = self.routes.next(sw as usize, src as usize) else {
+            return;
+        };
+        let pkt = self.alloc(Pkt {
+            born: now,
+            size: self.sc.qcn.cnm_bytes,
+            flow,
+            kind,
+            dst: src,
+            at: sw,
+            ..Pkt::default()
+        });
+        self.enqueue_ctrl(out, pkt);
+    }
+
+    /// A special (SONAR) frame of `flow` arrives at egress port `pi`, before admission: a
+    /// port whose BA sensor says BA = 0 echoes it to the source.
+    pub(super) fn sonar_special_arrives(&mut self, pi: usize, flow: u32) {
+        if !self.ba_zero(pi) {
+            return;
+        }
+        self.tr.bas[self.ports[pi].ba as usize].echo_sent += 1;
+        self.record(REC_ECHO_SENT, pi as u32, flow, 0);
+        self.send_transient_ctrl(pi, flow, KIND_ECHO);
+    }
+
+    /// A CP sample with no CNM (quantised -Fb = 0, i.e. Fb >= 0 up to the quantiser) under
+    /// push-back: Fb99 to the source when BA = 0.
+    pub(super) fn pushback_sample(&mut self, pi: usize, flow: u32) {
+        if !self.ba_zero(pi) {
+            return;
+        }
+        self.tr.bas[self.ports[pi].ba as usize].fb99_sent += 1;
+        self.record(REC_FB99_SENT, pi as u32, flow, 0);
+        self.send_transient_ctrl(pi, flow, KIND_FB99);
+    }
+
+    // ---------------------------------------------------------------- reaction point side
+
+    fn ping_cmd(&mut self, fi: usize, cmd: TimerCmd) {
+        let f = &mut self.flows[fi];
+        match cmd {
+            TimerCmd::Keep => {}
+            TimerCmd::Cancel => f.tx.ping_timer.cancel(),
+            TimerCmd::Arm(at) => {
+                if let Some(gen) = f.tx.ping_timer.arm(at) {
+                    self.q.push(
+                        at,
+                        Ev::PingTimer {
+                            flow: fi as u32,
+                            gen,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    /// A data frame of flow `fi` leaves the rate limiter: mark it special if SONAR asks.
+    pub(super) fn sonar_on_send(&mut self, fi: usize, pkt: u32) {
+        let now = self.now;
+        let f = &mut self.flows[fi];
+        let Some(s) = f.tx.sonar.as_mut() else {
+            return;
+        };
+        if !f.rp.as_ref().is_some_and(|rp| rp.is_active()) {
+            if s.0.state() != crate::proto::sonar::PingState::Off {
+                let cmd = s.0.stop();
+                self.ping_cmd(fi, cmd);
+            }
+            return;
+        }
+        let (special, cmd) = s.0.on_data_sent(&s.1, now);
+        if special {
+            f.tx.special_sent += 1;
+            self.pkts[pkt as usize].special = true;
+            let src = f.src;
+            self.record(REC_SPECIAL_SENT, src, fi as u32, 0);
+        }
+        self.ping_cmd(fi, cmd);
+    }
+
+    /// A CNM reached flow `fi`'s RP (after the RP reacted): the ping timer goes to WP.
+    pub(super) fn sonar_on_cnm(&mut self, fi: usize) {
+        let now = self.now;
+        let f = &mut self.flows[fi];
+        let active = f.rp.as_ref().is_some_and(|rp| rp.is_active());
+        let Some(s) = f.tx.sonar.as_mut() else {
+            return;
+        };
+        if active {
+            let out = s.0.on_congestion(&s.1, now);
+            self.ping_cmd(fi, out.timer);
+        }
+    }
+
+    pub(super) fn on_ping_timer(&mut self, fi: u32, gen: u32) {
+        let now = self.now;
+        let f = &mut self.flows[fi as usize];
+        match f.tx.ping_timer.popped(now, gen) {
+            Popped::Fire => {}
+            Popped::Requeue(t) => {
+                self.q.push(t, Ev::PingTimer { flow: fi, gen });
+                return;
+            }
+            Popped::Stale => return,
+        }
+        let fi = fi as usize;
+        let active = f.rp.as_ref().is_some_and(|rp| rp.is_active());
+        let Some(s) = f.tx.sonar.as_mut() else {
+            return;
+        };
+        if !active {
+            let cmd = s.0.stop();
+            self.ping_cmd(fi, cmd);
+            return;
+        }
+        let out = s.0.on_timer(&s.1, now);
+        self.ping_cmd(fi, out.timer);
+        match out.action {
+            SonarAction::None => {}
+            SonarAction::ShortFuse => {
+                let false_alarm = self.flows[fi]
+                    .path
+                    .iter()
+                    .any(|&p| self.ba_zero(p as usize));
+                let f = &mut self.flows[fi];
+                f.tx.short_fuse += 1;
+                f.tx.false_alarms += false_alarm as u64;
+                let src = f.src;
+                self.record(REC_SHORT_FUSE, src, fi as u32, false_alarm as i64);
+                let f = &mut self.flows[fi];
+                if let Some(rp) = f.rp.as_mut() {
+                    let out = rp.sonar_short_fuse(&f.rpp);
+                    self.rp_output(fi, out, now);
+                }
+            }
+            SonarAction::HaiTick => {
+                let f = &mut self.flows[fi];
+                if let Some(rp) = f.rp.as_mut() {
+                    let out = rp.sonar_hai_tick(&f.rpp);
+                    self.rp_output(fi, out, now);
+                }
+            }
+        }
+    }
+
+    /// A transient-response control frame (echo or Fb99) reached its host.
+    pub(super) fn transient_control(&mut self, pk: Pkt) {
+        let now = self.now;
+        let fi = pk.flow as usize;
+        let f = &mut self.flows[fi];
+        let src = f.src;
+        match pk.kind {
+            KIND_ECHO => {
+                f.tx.echo_rx += 1;
+                let Some(s) = f.tx.sonar.as_mut() else {
+                    return;
+                };
+                let (accepted, out) = s.0.on_echo(&s.1, now);
+                self.ping_cmd(fi, out.timer);
+                self.record(REC_ECHO_RX, src, fi as u32, accepted as i64);
+            }
+            KIND_FB99 => {
+                f.tx.fb99_rx += 1;
+                if let Some(rp) = f.rp.as_mut() {
+                    let out = rp.on_fb99(&f.rpp, now);
+                    self.rp_output(fi, out, now);
+                }
+                self.record(REC_FB99_RX, src, fi as u32, 0);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Round-trip time of a path without queueing or serialisation: twice the propagation, delay
+/// lines and switch latencies from the source to the destination.
+pub fn path_rtt(sc: &Scenario, path: &[usize]) -> SimTime {
+    let one_way: SimTime = path
+        .iter()
+        .map(|&p| {
+            let l = &sc.links[p / 2];
+            let to = sc.port_ends(p).1;
+            let lat = if sc.nodes[to].kind == NodeKind::Switch {
+                sc.nodes[to].latency
+            } else {
+                0
+            };
+            l.delay + l.extra_delay + lat
+        })
+        .sum();
+    2 * one_way
+}
