@@ -129,6 +129,8 @@ impl BaSensor {
 }
 
 #[cfg(test)]
+// Each rule is a table of wide (state before, input, state after) tuples, by design.
+#[allow(clippy::type_complexity)]
 mod tests {
     use super::*;
 

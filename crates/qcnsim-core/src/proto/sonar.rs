@@ -235,6 +235,8 @@ impl Sonar {
 }
 
 #[cfg(test)]
+// Each rule is a table of wide (state before, input, state after) tuples, by design.
+#[allow(clippy::type_complexity)]
 mod tests {
     use super::*;
 
