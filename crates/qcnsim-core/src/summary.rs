@@ -356,6 +356,7 @@ pub fn downward_transient(
 #[cfg(test)]
 mod tests {
     #[test]
+    #[allow(clippy::type_complexity)]
     fn downward_transient_is_the_end_of_the_last_excursion_above_the_limit() {
         let ms = MS;
         // samples every 1 ms from 0 to 9 ms

@@ -362,7 +362,7 @@ mod tests {
         assert_eq!(o.timer, TimerCmd::Arm(t + MS + 10 * MS));
         t += MS + 10 * MS;
         s.on_timer(&p, t);
-        assert_eq!(s.on_data_sent(&p, t).0, true);
+        assert!(s.on_data_sent(&p, t).0);
         // no echo: short fuse, then HAI ticks every SF
         let o = s.on_timer(&p, t + WE);
         assert_eq!(o.action, SonarAction::ShortFuse);
