@@ -119,6 +119,10 @@ fn cases() -> Vec<Case> {
         Case { what: "zero flow size", edit: Set(&["flows.0.size=0B"]), path: "flows.0.size", shows: "0B" },
         Case { what: "CNM frame too small", edit: Set(&["cc.qcn.cnm_frame=10B"]), path: "cc.qcn.cnm_frame", shows: "10B" },
         Case { what: "hosts as a table, not an array", edit: Replace("[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"", "[hosts]\nname = \"a\""), path: "hosts", shows: "a table" },
+        Case { what: "sweep mode unknown", edit: Append("[sweep]\nmode = \"cube\"\n"), path: "sweep.mode", shows: "cube" },
+        Case { what: "sweep with zero replications", edit: Append("[sweep]\nreplications = 0\n"), path: "sweep.replications", shows: "0" },
+        Case { what: "sweep axis not an array", edit: Append("[sweep.axes]\n\"cc.qcn.cp.q_eq\" = \"26KB\"\n"), path: "sweep.axes.\"cc.qcn.cp.q_eq\"", shows: "26KB" },
+        Case { what: "sweep zip axes of different lengths", edit: Append("[sweep]\nmode = \"zip\"\n[sweep.axes]\n\"cc.qcn.cp.q_eq\" = [\"16KB\", \"26KB\"]\n\"flows.0.rate\" = [\"1Gbps\"]\n"), path: "sweep.axes.\"flows.0.rate\"", shows: "as many as axis" },
         Case { what: "unknown key in a variant's set", edit: Append("[[variants]]\nname = \"v\"\nset = { \"cc.qcn.cp.qeq\" = \"1KB\" }\n"), path: "variants.0.set: cc.qcn.cp.qeq", shows: "unknown key" },
         Case { what: "bad queue port in a list", edit: Set(&["metrics.queue_ports=[\"sw->b\", \"sw->zz\"]"]), path: "metrics.queue_ports.1", shows: "sw->zz" },
         Case { what: "negative link delay", edit: Replace("between = [\"sw\", \"b\"]", "between = [\"sw\", \"b\"]\ndelay = \"-1us\""), path: "links.1.delay", shows: "-1us" },
@@ -220,4 +224,22 @@ fn malformed_scenarios_are_rejected_with_field_paths() {
         cases().len(),
         f.join("\n")
     );
+}
+
+#[test]
+fn sweep_table_is_accepted_and_recorded() {
+    let text = format!(
+        "{BASE}\n[sweep]\nreplications = 4\n[sweep.axes]\n\"cc.qcn.cp.q_eq\" = [\"16KB\", \"26KB\"]\n"
+    );
+    let sc = scenario::load(&text, &[]).expect("a valid [sweep] table");
+    assert_eq!(
+        sc.resolved["sweep"],
+        serde_json::json!({"mode": "grid", "replications": 4,
+                           "axes": {"cc.qcn.cp.q_eq": ["16KB", "26KB"]}})
+    );
+    // The table does not change the run's own scenario.
+    let plain = scenario::load(BASE, &[]).expect("base");
+    let mut with = sc.resolved.clone();
+    with.as_object_mut().unwrap().remove("sweep");
+    assert_eq!(with, plain.resolved);
 }

@@ -4,6 +4,7 @@
 pub mod multicast;
 pub mod params;
 pub mod reader;
+pub mod sweep;
 
 use crate::api::ScenarioError;
 use crate::proto::multicast::McFeedback;
@@ -786,6 +787,11 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         var_json.push(Json::Object(t.finish()?));
     }
     resolved.insert("variants".into(), Json::Array(var_json));
+
+    // [sweep]: its shape only (see sweep.rs); a single run ignores it.
+    if let Some(sw) = sweep::read(&mut r)? {
+        resolved.insert("sweep".into(), sw);
+    }
 
     r.finish()?;
     sc.resolved = Json::Object(resolved);
