@@ -7,6 +7,9 @@ Quick start::
     res = qcnsim.run(sc, seed=1)
     print(res.summary)
     res.write("results/demo")
+
+    sw = qcnsim.sweep(sc, {"cc.qcn.cp.q_eq": ["16KB", "33KB"]}, replications=5, out="results/demo-sweep")
+    print(sw.metric("dropped_frames"))
 """
 
 from . import _core
@@ -14,7 +17,8 @@ from ._errors import ScenarioError
 from .results import Results
 from .run import run
 from .scenario import Scenario
+from .sweeps import SweepResults, sweep
 
 __version__: str = _core.version()
 
-__all__ = ["Scenario", "run", "Results", "ScenarioError", "__version__"]
+__all__ = ["Scenario", "run", "Results", "ScenarioError", "sweep", "SweepResults", "__version__"]

@@ -1,4 +1,4 @@
-"""Command line interface: ``qcnsim run|validate|plot|reproduce|bench``.
+"""Command line interface: ``qcnsim run|validate|plot|reproduce|sweep|bench``.
 
 Errors in the user's input (an invalid scenario, a missing file, a bad ``--set``, an unknown
 experiment) print ``error: <message>`` on stderr and exit with status 2, without a traceback.
@@ -33,6 +33,16 @@ def _seed(s: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {s!r}") from None
     if not 0 <= v < 2**64:
         raise argparse.ArgumentTypeError(f"seed must be in [0, 2^64): {s}")
+    return v
+
+
+def _positive(s: str) -> int:
+    try:
+        v = int(s, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {s!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
     return v
 
 
@@ -80,6 +90,24 @@ def build_parser() -> argparse.ArgumentParser:
     _set_arg(p)
     p.add_argument("--seed", type=_seed, help="master seed (overrides meta.seed)")
     p.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="table format")
+
+    p = sub.add_parser("sweep", help="run a scenario over parameter axes and replications (see docs/sweeps.md)")
+    p.add_argument("scenario", metavar="SCENARIO", help="scenario TOML file or experiment name")
+    p.add_argument("--out", metavar="DIR", required=True, help="sweep directory (rerun to resume)")
+    p.add_argument("--sweep", dest="axes", action="append", default=None, metavar="PATH=V1,V2,...",
+                   help="an axis, e.g. --sweep cc.qcn.cp.q_eq=16KB,33KB (repeatable; replaces the "
+                        "scenario's [sweep] axes)")
+    p.add_argument("--replications", type=_positive, metavar="N", help="runs per point (default: sweep.replications, else 1)")
+    p.add_argument("--zip", action="store_true", help="pair the i-th values of the axes instead of the full grid")
+    p.add_argument("--executor", choices=("local", "dask"), default=None, help="where to run (default: local)")
+    p.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address tcp://HOST:PORT (implies --executor dask)")
+    p.add_argument("--jobs", type=_positive, metavar="N", help="local worker processes (default: all cores)")
+    _set_arg(p)
+    p.add_argument("--variant", metavar="NAME", help="apply one of the scenario's [[variants]] first")
+    p.add_argument("--seed", type=_seed, help="base seed (overrides meta.seed)")
+    p.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="table format")
+    p.add_argument("--tables", metavar="T1,T2", help="tables kept per run (summary is always kept; default: all)")
+    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
     p = sub.add_parser("bench", help="run the Rust benchmark binary qcnsim-bench (arguments passed through)",
                        add_help=False)
@@ -199,6 +227,67 @@ def cmd_reproduce(a) -> int:
     return 0
 
 
+EXIT_FAILED = 1
+RUN_TABLES = ("summary", "flows", "ports", "port_throughput", "queue_samples", "rp_rates", "events")
+
+
+def _load_or_builtin(name: str):
+    """A scenario file, else a reference experiment by name (as ``reproduce`` finds it)."""
+    from .reproduce import UnknownExperiment, find_scenario
+
+    p = Path(name)
+    if p.suffix == ".toml" or p.exists():
+        return _load(name)
+    try:
+        return find_scenario(name)
+    except UnknownExperiment as e:
+        raise CliError(str(e)) from None
+
+
+def cmd_sweep(a) -> int:
+    from .executors import DaskExecutor, LocalExecutor
+    from .sweeps import SweepStopped, format_aggregate, plan_sweep, run_sweep
+
+    sc = _load_or_builtin(a.scenario).with_overrides(a.overrides)
+    if a.variant:
+        sc = sc.variant(a.variant)
+    executor = a.executor or ("dask" if a.scheduler else "local")
+    if executor == "local" and a.scheduler:
+        raise CliError("--scheduler needs --executor dask")
+    tables = None
+    if a.tables is not None:
+        tables = [t.strip() for t in a.tables.split(",") if t.strip()]
+        bad = [t for t in tables if t not in RUN_TABLES]
+        if bad or not tables:
+            raise CliError(f"--tables: unknown table {(bad or [a.tables])[0]!r}; tables: {', '.join(RUN_TABLES)}")
+    plan = plan_sweep(sc, a.axes, a.replications, "zip" if a.zip else None, a.seed)
+    if executor == "dask":
+        try:
+            ex = DaskExecutor(scheduler=a.scheduler, jobs=a.jobs)
+        except ImportError as e:
+            raise CliError(str(e)) from None
+    else:
+        ex = LocalExecutor(jobs=a.jobs)
+    print(f"sweep {sc.name}: {len(plan.points)} point(s) x {plan.replications} replication(s) "
+          f"= {plan.n_runs} run(s), {plan.mode}, base seed {plan.base_seed}, executor {ex!r} -> {a.out}",
+          file=sys.stderr)
+    try:
+        res = run_sweep(plan, a.out, executor=ex, fmt=a.format, tables=tables,
+                        progress=False if a.no_progress else None)
+    except SweepStopped as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    text = format_aggregate(res)
+    if text:
+        print(text.rstrip("\n"))
+    failed = res.failed
+    for row in failed.iter_rows(named=True):
+        print(f"failed: point {row['point']}: {row['error']}", file=sys.stderr)
+    print(f"wrote {a.out} ({res.points.height - failed.height} of {res.points.height} point(s) done"
+          + (f", {failed.height} failed" if failed.height else "") + ")", file=sys.stderr)
+    return EXIT_FAILED if failed.height else 0
+
+
 def find_bench() -> Optional[str]:
     """$QCNSIM_BENCH, then PATH, then target/release/qcnsim-bench in the current directory or a
     parent (a source checkout)."""
@@ -229,7 +318,7 @@ def cmd_bench(a) -> int:
 
 
 COMMANDS = {"run": cmd_run, "validate": cmd_validate, "plot": cmd_plot,
-            "reproduce": cmd_reproduce, "bench": cmd_bench}
+            "reproduce": cmd_reproduce, "sweep": cmd_sweep, "bench": cmd_bench}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -1,0 +1,782 @@
+"""Parameter sweeps: ``qcnsim.sweep(scenario, axes, replications, executor=None) -> SweepResults``.
+
+A sweep runs a scenario at every *point* of its axes (``grid``: every combination; ``zip``: the
+i-th values together), ``replications`` times per point with derived seeds, on an executor
+(:mod:`qcnsim.executors`), and aggregates each run's ``summary`` table into mean, standard
+deviation and 95 % confidence interval per point and metric. See docs/sweeps.md.
+
+Directory layout (``out``)::
+
+    sweep.json                      the plan: axes, mode, replications, base seed, points
+    point=<id>/rep=<r>/             one complete result directory per run (run.json + tables)
+    points.<fmt>                    one row per point: id, axis values, runs done, status, error
+    runs.<fmt>                      every run's summary rows (point, rep, seed, axis values, ...)
+    aggregate.<fmt>                 per point and metric: n, mean, std, ci95_low, ci95_high
+
+Point ids, seeds, resumability and the executors are described in docs/sweeps.md.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+import polars as pl
+
+from . import _core, _stats
+from ._errors import ScenarioError
+from .executors import Task, make_executor
+from .results import FORMATS, RUN_JSON, Results
+from .run import ProgressBar, _fmt_secs, _want_bar
+from .scenario import Scenario, format_override_value
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+#: Version of the point-id and seed derivation; part of every hash.
+ID_SCHEME = 1
+MODES = ("grid", "zip")
+SWEEP_JSON = "sweep.json"
+#: Keys of the resolved scenario left out of a point's id: they do not change what a run computes.
+ID_EXCLUDED_KEYS = ("overrides", "variants", "sweep")
+ID_EXCLUDED_META = ("name", "description", "quick_duration")
+CONFIDENCE = 0.95
+MAX_ATTEMPTS = 2
+
+_MASK64 = (1 << 64) - 1
+
+
+# -- seeds and ids ---------------------------------------------------------------------------------
+def splitmix64(x: int) -> int:
+    """The SplitMix64 output function (Steele, Lea & Flood 2014) on a 64-bit integer."""
+    z = (x + 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def replication_seed(base_seed: int, rep: int) -> int:
+    """The seed of replication ``rep``: the base seed itself for ``rep == 0`` (so replication 0 is
+    the plain ``qcnsim run``), else ``splitmix64((base_seed + rep * 0x9E3779B97F4A7C15) mod 2^64)``."""
+    if rep == 0:
+        return base_seed & _MASK64
+    return splitmix64((base_seed + rep * 0x9E3779B97F4A7C15) & _MASK64)
+
+
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def id_payload(resolved: Mapping[str, Any]) -> Dict[str, Any]:
+    """What a point id hashes: the resolved scenario without the keys that cannot change a run."""
+    sc = {k: v for k, v in resolved.items() if k not in ID_EXCLUDED_KEYS}
+    meta = sc.get("meta")
+    if isinstance(meta, dict):
+        sc["meta"] = {k: v for k, v in meta.items() if k not in ID_EXCLUDED_META}
+    return {"qcnsim_point": ID_SCHEME, "scenario": sc}
+
+
+def point_id(resolved: Mapping[str, Any]) -> str:
+    """16 hex digits of SHA-256 over the canonical JSON of :func:`id_payload`."""
+    return hashlib.sha256(canonical_json(id_payload(resolved)).encode("ascii")).hexdigest()[:16]
+
+
+# -- axes ------------------------------------------------------------------------------------------
+@dataclass
+class Axis:
+    """One swept field: its dotted ``path``, its values as written (``raw``: JSON values from a
+    scenario file or the API, strings from the command line) and how errors name it (``label``)."""
+
+    path: str
+    raw: List[Any]
+    label: str
+    from_cli: bool = False
+
+    def override(self, i: int) -> str:
+        v = self.raw[i]
+        return f"{self.path}={v if self.from_cli else format_override_value(v)}"
+
+
+def split_values(text: str) -> List[str]:
+    """Split ``a,b,c`` on the commas that are outside brackets, braces and quotes."""
+    out, cur, depth, quote = [], [], 0, ""
+    for ch in text:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur).strip())
+    return out
+
+
+def parse_cli_axes(items: Sequence[str]) -> List[Axis]:
+    """``["cc.qcn.cp.q_eq=16KB,33KB", ...]`` (``--sweep``) -> axes. Errors name ``--sweep``."""
+    axes: List[Axis] = []
+    for item in items:
+        path, sep, vals = item.partition("=")
+        path = path.strip()
+        if not sep or not path or any(not s.strip() for s in path.split(".")):
+            raise ScenarioError(
+                f"`--sweep` = {item!r}: expected PATH=V1,V2,... with a dotted field path, "
+                "e.g. --sweep cc.qcn.cp.q_eq=16KB,33KB", "--sweep", item, "PATH=V1,V2,...")
+        values = split_values(vals)
+        if any(v == "" for v in values):
+            raise ScenarioError(f"`--sweep {path}` = {vals!r}: expected a comma-separated list of values "
+                                "with none empty", f"--sweep {path}", vals, "V1,V2,... (none empty)")
+        if any(a.path == path for a in axes):
+            raise ScenarioError(f"`--sweep {path}`: this field is swept twice", f"--sweep {path}", path,
+                                "each field at most once")
+        axes.append(Axis(path, values, f"--sweep {path}", from_cli=True))
+    return axes
+
+
+def axes_from_mapping(axes: Mapping[str, Iterable[Any]], label: str = "axes") -> List[Axis]:
+    out = []
+    for path, values in axes.items():
+        if not isinstance(path, str):
+            raise TypeError(f"axis paths must be strings, got {path!r}")
+        vals = [values] if isinstance(values, (str, bytes)) else list(values)
+        if not vals:
+            raise ScenarioError(f"`{label}[{path!r}]` = []: expected a non-empty list of values",
+                                f"{label}[{path!r}]", "[]", "a non-empty list of values")
+        out.append(Axis(path, vals, f"{label}[{path!r}]"))
+    return out
+
+
+def _axis_column(axis: Axis) -> pl.Series:
+    """A column of the axis values: Int64/Float64 when every value is a number, else strings."""
+    vals: List[Any] = []
+    for v in axis.raw:
+        if axis.from_cli:
+            try:
+                v = int(v)
+            except ValueError:
+                try:
+                    v = float(v)
+                except ValueError:
+                    pass
+        vals.append(v)
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
+        return pl.Series(axis.path, vals, dtype=pl.Int64)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+        return pl.Series(axis.path, [float(v) for v in vals], dtype=pl.Float64)
+    return pl.Series(axis.path, [v if isinstance(v, str) else json.dumps(v) for v in vals], dtype=pl.Utf8)
+
+
+# -- plan ------------------------------------------------------------------------------------------
+@dataclass
+class Point:
+    id: str
+    index: Tuple[int, ...]  # value index on each axis
+    overrides: List[str]  # the axes' overrides only
+
+
+@dataclass
+class Plan:
+    scenario: Scenario  # base scenario (with the user's overrides and the base seed)
+    axes: List[Axis]
+    mode: str
+    replications: int
+    base_seed: int
+    points: List[Point]
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.points) * self.replications
+
+    def tasks(self) -> List[Task]:
+        seen = set()
+        out = []
+        base = self.scenario.overrides
+        for p in self.points:
+            if p.id in seen:  # two points that resolve to the same scenario run once
+                continue
+            seen.add(p.id)
+            for r in range(self.replications):
+                out.append(Task(p.id, r, tuple(base + p.overrides), replication_seed(self.base_seed, r)))
+        return out
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "scenario": self.scenario.name,
+            "overrides": self.scenario.overrides,
+            "mode": self.mode,
+            "replications": self.replications,
+            "base_seed": self.base_seed,
+            "id_scheme": ID_SCHEME,
+            "axes": [{"path": a.path, "values": a.raw} for a in self.axes],
+            "points": [{"id": p.id, "values": {a.path: a.raw[i] for a, i in zip(self.axes, p.index)}}
+                       for p in self.points],
+        }
+
+
+def _rewrap(e: ScenarioError, label: str) -> ScenarioError:
+    msg = f"{label}: {e}"
+    return ScenarioError(msg, f"{label}: {e.path}" if e.path else label, e.value, e.allowed)
+
+
+def plan_sweep(
+    scenario: Scenario,
+    axes: Union[None, Mapping[str, Iterable[Any]], Sequence[str]] = None,
+    replications: Optional[int] = None,
+    mode: Optional[str] = None,
+    seed: Optional[int] = None,
+) -> Plan:
+    """Resolve every point of the sweep (validating each) and compute the point ids.
+
+    ``axes``: ``None`` takes the scenario's ``[sweep]`` table; a mapping ``{path: values}``; or
+    ``--sweep``-style strings ``"path=v1,v2"``. ``replications`` and ``mode`` default to the
+    scenario's ``[sweep]`` values (1 and ``grid`` without one)."""
+    resolved = scenario.resolved()
+    table = resolved.get("sweep") or {}
+    if axes is None:
+        ax = [Axis(p, list(v), f"sweep.axes.{json.dumps(p)}") for p, v in (table.get("axes") or {}).items()]
+        mode = mode or table.get("mode", "grid")
+    elif isinstance(axes, Mapping):
+        ax = axes_from_mapping(axes)
+    else:
+        if isinstance(axes, str):
+            axes = [axes]
+        ax = parse_cli_axes(list(axes))
+    mode = mode or "grid"
+    if mode not in MODES:
+        raise ScenarioError(f"`mode` = {mode!r}: expected one of {', '.join(MODES)}", "mode", str(mode),
+                            ", ".join(MODES))
+    if replications is None:
+        replications = int(table.get("replications", 1))
+    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+        raise ScenarioError(f"`replications` = {replications!r}: expected a whole number of at least 1",
+                            "replications", str(replications), "a whole number of at least 1")
+    if mode == "zip" and ax and len({len(a.raw) for a in ax}) > 1:
+        lens = ", ".join(f"{a.path}: {len(a.raw)}" for a in ax)
+        raise ScenarioError(f"zip mode needs axes of one length, got {lens}", ax[0].label, lens,
+                            "axes with the same number of values")
+
+    base_seed = int(resolved["meta"]["seed"]) if seed is None else int(seed)
+    if not 0 <= base_seed < 2**63:
+        raise ScenarioError(f"`seed` = {base_seed}: expected a whole number from 0 to 2^63-1", "meta.seed",
+                            str(base_seed), "a whole number from 0 to 2^63-1")
+    base = scenario.with_overrides([f"meta.seed={base_seed}"]) if seed is not None else scenario
+    text, base_ovr = base.text, base.overrides
+
+    # Every value alone first, so an error names the axis and value index.
+    for a in ax:
+        for i in range(len(a.raw)):
+            try:
+                _core.validate(text, [*base_ovr, a.override(i)])
+            except _core.ScenarioError as e:
+                raise _rewrap(ScenarioError._from_core(e), f"{a.label}[{i}]") from None
+
+    if not ax:
+        combos: List[Tuple[int, ...]] = [()]
+    elif mode == "grid":
+        combos = list(itertools.product(*(range(len(a.raw)) for a in ax)))
+    else:
+        combos = [tuple([i] * len(ax)) for i in range(len(ax[0].raw))]
+
+    points = []
+    for idx in combos:
+        ovr = [a.override(i) for a, i in zip(ax, idx)]
+        try:
+            res = json.loads(_core.validate(text, [*base_ovr, *ovr]))
+        except _core.ScenarioError as e:
+            raise _rewrap(ScenarioError._from_core(e), "sweep point " + ", ".join(ovr)) from None
+        points.append(Point(point_id(res), idx, ovr))
+    return Plan(base, ax, mode, replications, base_seed, points)
+
+
+# -- progress --------------------------------------------------------------------------------------
+class SweepProgress(ProgressBar):
+    """``sweep [#####.....]  40.0%  points 12/30  runs 120/300  2 failed  elapsed 1m02s  ETA 1m33s``.
+
+    The ETA extrapolates the rate of the runs done in this session (runs found on disk at the
+    start count as done but not towards the rate)."""
+
+    def __init__(self, total_runs: int, total_points: int, **kw) -> None:
+        kw.setdefault("delay", 0.5)
+        super().__init__(label="sweep", **kw)
+        self.total_runs = total_runs
+        self.total_points = total_points
+        self.skipped = 0
+        self.last = 0.0
+
+    def render_sweep(self, runs: int, points: int, failed: int, elapsed: float) -> str:
+        frac = runs / self.total_runs if self.total_runs else 1.0
+        filled = int(round(frac * self.width))
+        bar = "#" * filled + "." * (self.width - filled)
+        new = runs - self.skipped
+        left = self.total_runs - runs
+        eta = _fmt_secs(elapsed * left / new) if new > 0 else "  ?"
+        return (f"\rsweep [{bar}] {100 * frac:5.1f}%  points {points}/{self.total_points}  "
+                f"runs {runs}/{self.total_runs}  {failed} failed  elapsed {_fmt_secs(elapsed)}  ETA {eta}")
+
+    def update(self, runs: int, points: int, failed: int, force: bool = False) -> None:
+        now = self.clock()
+        elapsed = now - self.start
+        if not self.shown and elapsed < self.delay and not force:
+            return
+        if not force and now - self.last < 0.2:
+            return
+        self.last = now
+        self.shown = True
+        self.stream.write(self.render_sweep(runs, points, failed, elapsed))
+        self.stream.flush()
+
+
+# -- results ---------------------------------------------------------------------------------------
+def _table_path(d: Path, name: str, fmt: str) -> Path:
+    return d / f"{name}.{fmt}"
+
+
+def _write_table(df: pl.DataFrame, path: Path, fmt: str) -> None:
+    """Write atomically (temporary file in the same directory, then rename)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    os.close(fd)
+    try:
+        if fmt == "parquet":
+            df.write_parquet(tmp)
+        else:
+            df.write_csv(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _read_table(path: Path, fmt: str) -> pl.DataFrame:
+    return pl.read_parquet(path) if fmt == "parquet" else pl.read_csv(path)
+
+
+def _write_json(obj: Any, path: Path) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(obj, f, indent=2, default=str)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+class SweepResults:
+    """The outcome of a sweep: ``points`` (one row per point), ``runs`` (every run's summary rows)
+    and ``aggregate`` (mean, std, 95 % CI per point and metric) as polars DataFrames."""
+
+    def __init__(self, out_dir: Path, plan_json: Dict[str, Any], points: pl.DataFrame, runs: pl.DataFrame,
+                 aggregate: pl.DataFrame) -> None:
+        self.out_dir = Path(out_dir)
+        self.plan = plan_json
+        self.points = points
+        self.runs = runs
+        self.aggregate = aggregate
+
+    @property
+    def axes(self) -> List[str]:
+        return [a["path"] for a in self.plan.get("axes", [])]
+
+    @property
+    def failed(self) -> pl.DataFrame:
+        return self.points.filter(pl.col("status") == "failed")
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.points.height) and bool((self.points["status"] == "done").all())
+
+    def metric_names(self) -> List[str]:
+        return list(dict.fromkeys(self.aggregate["metric"].to_list())) if self.aggregate.height else []
+
+    def metric(self, name: str, detail: Optional[str] = None) -> pl.DataFrame:
+        """The aggregated table of one metric: a row per point (and per ``detail`` unless given)."""
+        df = self.aggregate.filter(pl.col("metric") == name)
+        if detail is not None:
+            df = df.filter(pl.col("detail") == detail)
+        if df.height == 0 and name not in self.metric_names():
+            known = ", ".join(self.metric_names()) or "(none)"
+            raise KeyError(f"no metric {name!r} in this sweep; metrics: {known}")
+        return df
+
+    @property
+    def metrics(self) -> Dict[str, pl.DataFrame]:
+        """``{metric: aggregated table}`` for every metric of the summary."""
+        return {m: self.metric(m) for m in self.metric_names()}
+
+    def run_dir(self, point: str, rep: int = 0) -> Path:
+        return self.out_dir / f"point={point}" / f"rep={rep}"
+
+    def result(self, point: str, rep: int = 0) -> Results:
+        """The full :class:`Results` of one run."""
+        return Results.read(self.run_dir(point, rep))
+
+    @classmethod
+    def read(cls, out_dir: PathLike) -> "SweepResults":
+        d = Path(out_dir)
+        plan = json.loads((d / SWEEP_JSON).read_text(encoding="utf-8"))
+        fmt = plan.get("format", "parquet")
+        return cls(d, plan, *(_read_table(_table_path(d, n, fmt), fmt) for n in ("points", "runs", "aggregate")))
+
+    def __repr__(self) -> str:
+        n = self.points.height
+        done = int((self.points["status"] == "done").sum()) if n else 0
+        return f"SweepResults({str(self.out_dir)!r}, points {done}/{n} done, metrics {len(self.metric_names())})"
+
+
+_SUMMARY_SCHEMA = {"metric": pl.Utf8, "value": pl.Float64, "unit": pl.Utf8, "detail": pl.Utf8}
+
+
+def _summary_rows(summary: pl.DataFrame) -> pl.DataFrame:
+    if summary.height == 0:
+        return pl.DataFrame(schema=_SUMMARY_SCHEMA)
+    cols = [c for c in _SUMMARY_SCHEMA if c in summary.columns]
+    return summary.select(cols).cast({c: _SUMMARY_SCHEMA[c] for c in cols})
+
+
+def aggregate(runs: pl.DataFrame, key_cols: Sequence[str]) -> pl.DataFrame:
+    """Mean, sample std and Student-t 95 % CI of ``value`` per (key columns, metric, unit, detail)."""
+    group = [*key_cols, "metric", "unit", "detail"]
+    if runs.height == 0:
+        return pl.DataFrame(schema={**{c: runs.schema[c] for c in key_cols}, "metric": pl.Utf8, "unit": pl.Utf8,
+                                    "detail": pl.Utf8, "n": pl.Int64, "mean": pl.Float64, "std": pl.Float64,
+                                    "ci95_low": pl.Float64, "ci95_high": pl.Float64})
+    rows = []
+    grouped = runs.group_by(group, maintain_order=True).agg(pl.col("value"))
+    for rec in grouped.iter_rows(named=True):
+        n, mean, sd, half = _stats.mean_std_ci(rec.pop("value"), CONFIDENCE)
+        rec.update(n=n, mean=mean, std=sd, ci95_low=mean - half, ci95_high=mean + half)
+        rows.append(rec)
+    return pl.DataFrame(rows, schema={**{c: runs.schema[c] for c in group}, "n": pl.Int64, "mean": pl.Float64,
+                                      "std": pl.Float64, "ci95_low": pl.Float64, "ci95_high": pl.Float64},
+                        orient="row")
+
+
+class SweepStopped(RuntimeError):
+    """The sweep stopped before its end because results could not be written (e.g. a full disk).
+    Every run written before is complete; rerunning the sweep resumes."""
+
+
+class _Lock:
+    """An exclusive lock on the sweep directory (``.sweep.lock``, flock): one sweep per directory
+    at a time. Released by the OS if the process dies."""
+
+    def __init__(self, d: Path) -> None:
+        self.path = d / ".sweep.lock"
+        self.f = None
+
+    def __enter__(self) -> "_Lock":
+        self.f = open(self.path, "a+")
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock
+            return self
+        try:
+            fcntl.flock(self.f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.f.close()
+            raise ScenarioError(f"another sweep is running in {self.path.parent} (locked {self.path.name})",
+                                "--out", str(self.path.parent), "a directory no other sweep is using") from None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.f is not None:
+            self.f.close()
+
+
+def _clean_temporaries(out: Path) -> int:
+    """Remove what an interrupted write left behind (``.rep=N.tmp-*`` / ``.old-*`` directories,
+    ``.*.tmp-*`` files). Only called while holding the directory lock."""
+    n = 0
+    for p in list(out.glob("point=*/.rep=*.tmp-*")) + list(out.glob("point=*/.rep=*.old-*")) + list(out.glob(".*.tmp-*")):
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            try:
+                p.unlink()
+            except OSError:
+                continue
+        n += 1
+    return n
+
+
+def _finished_summary(rep_dir: Path, point: str, rep: int) -> Optional[Tuple[pl.DataFrame, int]]:
+    """The summary rows and seed of a complete run of (point, rep) in ``rep_dir``, else None."""
+    try:
+        info = json.loads((rep_dir / RUN_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(info, dict) or not info.get("complete"):
+        return None
+    sw = info.get("sweep") or {}
+    if sw.get("point") != point or sw.get("rep") != rep:
+        return None
+    fmt = info.get("format", "parquet")
+    if not all((rep_dir / f"{name}.{fmt}").is_file() for name in info.get("tables", [])):
+        return None
+    path = rep_dir / f"summary.{fmt}"
+    try:
+        df = _read_table(path, fmt) if path.is_file() else pl.DataFrame(schema=_SUMMARY_SCHEMA)
+    except (OSError, pl.exceptions.PolarsError):  # unreadable: run it again
+        return None
+    return _summary_rows(df), int(info["seed"])
+
+
+#: Threads that write finished runs (Parquet encoding and file I/O release the GIL).
+WRITER_THREADS = 2
+#: Runs received but not yet written, at most (bounds memory when writing is the bottleneck).
+MAX_UNWRITTEN = 16
+
+
+def run_sweep(
+    plan: Plan,
+    out: PathLike,
+    executor: Any = None,
+    fmt: str = "parquet",
+    tables: Optional[Sequence[str]] = None,
+    progress: Union[None, bool, Callable[[Dict[str, int]], object]] = None,
+    log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+) -> SweepResults:
+    """Run ``plan`` into ``out`` (resumable) and aggregate. See :func:`sweep`."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    keep = None if tables is None else {*tables, "summary"}
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    executor = make_executor(executor)
+    with _Lock(out):
+        _clean_temporaries(out)
+        plan_json = {**plan.to_json(), "format": fmt, "qcnsim_version": _core.version()}
+        _write_json(plan_json, out / SWEEP_JSON)
+
+        tasks = plan.tasks()
+        values_of = {p.id: {a.path: a.raw[i] for a, i in zip(plan.axes, p.index)} for p in plan.points}
+        summaries: Dict[Tuple[str, int], Tuple[pl.DataFrame, int]] = {}
+        todo = []
+        for t in tasks:
+            got = _finished_summary(out / f"point={t.point}" / f"rep={t.rep}", t.point, t.rep)
+            if got is not None:
+                summaries[t.key] = got
+            else:
+                todo.append(t)
+        reps_left: Dict[str, int] = {}
+        for t in tasks:
+            reps_left[t.point] = reps_left.get(t.point, 0) + (0 if t.key in summaries else 1)
+        n_points = len(reps_left)
+        state = {"runs": len(summaries), "runs_total": len(tasks),
+                 "points": sum(1 for v in reps_left.values() if v == 0), "points_total": n_points, "failed": 0}
+        if summaries:
+            log(f"sweep: {len(summaries)} of {len(tasks)} runs already done in {out}, skipping them")
+
+        errors: Dict[Tuple[str, int], str] = {}
+        bar: Optional[SweepProgress] = None
+        cb = progress if callable(progress) else None
+        if cb is None and _want_bar(progress if not callable(progress) else False):
+            bar = SweepProgress(len(tasks), n_points)
+            bar.skipped = len(summaries)
+
+        def report(force: bool = False) -> None:
+            state["failed"] = len(errors)
+            if cb is not None:
+                cb(dict(state))
+            elif bar is not None:
+                bar.update(state["runs"], state["points"], len(errors), force=force)
+
+        def write(task: Task, res: Results) -> None:
+            d = out / f"point={task.point}" / f"rep={task.rep}"
+            try:
+                res.write(d, fmt=fmt)
+            except OSError as e:
+                why = "the disk is full" if e.errno in (errno.ENOSPC, errno.EDQUOT) else str(e)
+                raise SweepStopped(f"sweep stopped: cannot write {d} ({why}); every run written before is "
+                                   "complete, rerun the sweep to resume") from e
+
+        unwritten: "deque[Tuple[Future, Task, Results]]" = deque()
+
+        def settle(limit: int) -> None:
+            """Wait for written runs until at most ``limit`` are unwritten; record them."""
+            while unwritten and (len(unwritten) > limit or unwritten[0][0].done()):
+                fut, task, res = unwritten.popleft()
+                fut.result()  # SweepStopped from the writer thread
+                summaries[task.key] = (_summary_rows(res.summary), res.seed)
+                errors.pop(task.key, None)
+                state["runs"] += 1
+                reps_left[task.point] -= 1
+                if reps_left[task.point] == 0:
+                    state["points"] += 1
+                report()
+
+        t0 = time.monotonic()
+        pending = todo
+        writers = ThreadPoolExecutor(max_workers=WRITER_THREADS, thread_name_prefix="qcnsim-sweep-write")
+        try:
+            for attempt in range(1, MAX_ATTEMPTS + 1):
+                if not pending:
+                    break
+                if attempt > 1:
+                    log(f"sweep: retrying {len(pending)} failed run(s)")
+                retry = []
+                for task, status, payload in executor.map(plan.scenario.text, pending):
+                    if status == "ok":
+                        res = Results._from_core(payload, scenario_name=plan.scenario.name,
+                                                 overrides=list(task.overrides))
+                        res.run_info["sweep"] = {"point": task.point, "rep": task.rep, "attempt": attempt,
+                                                 "values": values_of.get(task.point, {}),
+                                                 "base_seed": plan.base_seed}
+                        if keep is not None:
+                            res.tables = {k: v for k, v in res.tables.items() if k in keep}
+                        unwritten.append((writers.submit(write, task, res), task, res))
+                        settle(MAX_UNWRITTEN)
+                    elif attempt < MAX_ATTEMPTS:
+                        retry.append(task)
+                    else:
+                        errors[task.key] = str(payload)
+                        report()
+                settle(0)
+                pending = retry
+        finally:
+            writers.shutdown(wait=True)  # a run being written is finished, not torn
+            if bar is not None:
+                report(force=True)
+                bar.close()
+        wall = time.monotonic() - t0
+        ran = len(todo) - len(errors)
+        if todo:
+            log(f"sweep: {ran} run(s) in {wall:.1f} s ({ran / wall if wall > 0 else 0:.1f} runs/s)"
+                + (f", {len(errors)} failed" if errors else ""))
+        return _collect(plan, plan_json, out, fmt, summaries, errors)
+
+
+def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
+             summaries: Dict[Tuple[str, int], Tuple[pl.DataFrame, int]],
+             errors: Dict[Tuple[str, int], str]) -> SweepResults:
+    axis_cols = [_axis_column(a) for a in plan.axes]
+    n = len(plan.points)
+    ids = [p.id for p in plan.points]
+    done = [sum((p.id, r) in summaries for r in range(plan.replications)) for p in plan.points]
+    failed = [sum((p.id, r) in errors for r in range(plan.replications)) for p in plan.points]
+    first_err = []
+    for p in plan.points:
+        errs = [f"rep {r}: {errors[(p.id, r)]}" for r in range(plan.replications) if (p.id, r) in errors]
+        first_err.append("; ".join(errs) if errs else None)
+    status = ["done" if d == plan.replications else ("failed" if f else "pending") for d, f in zip(done, failed)]
+    points = pl.DataFrame([
+        pl.Series("point", ids, dtype=pl.Utf8),
+        *[pl.Series(c.name, [c[p.index[k]] for p in plan.points], dtype=c.dtype) for k, c in enumerate(axis_cols)],
+        pl.Series("replications", [plan.replications] * n, dtype=pl.Int64),
+        pl.Series("runs_done", done, dtype=pl.Int64),
+        pl.Series("runs_failed", failed, dtype=pl.Int64),
+        pl.Series("status", status, dtype=pl.Utf8),
+        pl.Series("error", first_err, dtype=pl.Utf8),
+    ])
+
+    frames = []
+    seen = set()
+    for k, p in enumerate(plan.points):
+        if p.id in seen:
+            continue
+        seen.add(p.id)
+        for r in range(plan.replications):
+            got = summaries.get((p.id, r))
+            if got is None:
+                continue
+            df, seed = got
+            frames.append(df.with_columns(pl.lit(p.id).alias("point"), pl.lit(r, dtype=pl.Int64).alias("rep"),
+                                          pl.lit(seed, dtype=pl.UInt64).alias("seed")))
+    key_cols = ["point", *[c.name for c in axis_cols]]
+    lookup = points.select(key_cols).unique(subset=["point"], keep="first", maintain_order=True)
+    if frames:
+        runs = pl.concat(frames, how="vertical").join(lookup, on="point", how="left")
+    else:
+        runs = pl.DataFrame(schema={**_SUMMARY_SCHEMA, "point": pl.Utf8, "rep": pl.Int64, "seed": pl.UInt64}) \
+            .join(lookup, on="point", how="left")
+    runs = runs.select([*key_cols, "rep", "seed", "metric", "value", "unit", "detail"])
+    agg = aggregate(runs, key_cols)
+    for name, df in (("points", points), ("runs", runs), ("aggregate", agg)):
+        _write_table(df, _table_path(out, name, fmt), fmt)
+    return SweepResults(out, plan_json, points, runs, agg)
+
+
+def sweep(
+    scenario: Union[Scenario, PathLike],
+    axes: Union[None, Mapping[str, Iterable[Any]], Sequence[str]] = None,
+    replications: Optional[int] = None,
+    executor: Any = None,
+    *,
+    out: Optional[PathLike] = None,
+    mode: Optional[str] = None,
+    seed: Optional[int] = None,
+    overrides: Sequence[str] = (),
+    fmt: str = "parquet",
+    tables: Optional[Sequence[str]] = None,
+    progress: Union[None, bool, Callable[[Dict[str, int]], object]] = None,
+    log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+) -> SweepResults:
+    """Run ``scenario`` at every point of ``axes``, ``replications`` times each, and aggregate.
+
+    - ``axes``: ``{"cc.qcn.cp.q_eq": ["16KB", "33KB"], ...}``, or ``--sweep`` strings
+      ``["cc.qcn.cp.q_eq=16KB,33KB"]``, or ``None`` for the scenario's ``[sweep]`` table.
+    - ``replications``: runs per point (default: ``sweep.replications``, else 1); replication r
+      uses :func:`replication_seed` of the base seed (``seed``, else ``meta.seed``).
+    - ``executor``: ``None``/``"local"`` (all cores), ``"dask"`` (a LocalCluster), or an executor
+      object (:class:`qcnsim.executors.LocalExecutor`, :class:`qcnsim.executors.DaskExecutor`).
+    - ``out``: the sweep directory (resumable: finished runs are skipped); a new temporary
+      directory when ``None``.
+    - ``mode``: ``"grid"`` or ``"zip"`` (default: the scenario's, else grid).
+    - ``tables``: the tables to keep per run (``summary`` is always kept); default all.
+    - ``progress``: ``None`` shows a bar on a terminal, ``True``/``False`` force it, a callable gets
+      ``{"runs", "runs_total", "points", "points_total", "failed"}`` after every run.
+
+    Raises :class:`qcnsim.ScenarioError` for an invalid scenario, axis or value (before any run),
+    and :class:`SweepStopped` if results cannot be written (e.g. disk full).
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario.load(Path(scenario))
+    if overrides:
+        scenario = scenario.with_overrides(list(overrides))
+    plan = plan_sweep(scenario, axes, replications, mode, seed)
+    if out is None:
+        out = tempfile.mkdtemp(prefix="qcnsim-sweep-")
+    return run_sweep(plan, out, executor=executor, fmt=fmt, tables=tables, progress=progress, log=log)
+
+
+def format_aggregate(res: SweepResults, max_rows: int = 40) -> str:
+    """A compact text table of the aggregate (for the CLI)."""
+    from .reproduce import to_markdown
+
+    df = res.aggregate
+    if df.height == 0:
+        return ""
+    show = df.select([c for c in df.columns if c != "point"] + ["point"])
+    extra = ""
+    if show.height > max_rows:
+        extra = f"... {show.height - max_rows} more rows in {_table_path(res.out_dir, 'aggregate', res.plan.get('format', 'parquet'))}\n"
+        show = show.head(max_rows)
+    return to_markdown(show) + extra
+
