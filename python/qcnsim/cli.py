@@ -85,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reproduce", help="run a reference experiment (every variant) and draw its figures")
     p.add_argument("name", metavar="NAME", nargs="?", help="experiment name (see --list)")
     p.add_argument("--list", action="store_true", help="list the known experiments")
-    p.add_argument("--out", metavar="DIR", help="output directory (default: results/<NAME>)")
+    p.add_argument("--all", action="store_true",
+                   help="run every experiment and write one HTML report (OUT/report.html)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: results/<NAME>, or results/all)")
     p.add_argument("--quick", action="store_true", help="shortened run (meta.quick_duration)")
     _set_arg(p)
     p.add_argument("--seed", type=_seed, help="master seed (overrides meta.seed)")
@@ -217,8 +219,22 @@ def cmd_reproduce(a) -> int:
         for n in list_experiments():
             print(n)
         return 0
+    if a.all:
+        if a.name:
+            raise CliError("reproduce: give an experiment NAME or --all, not both")
+        if a.overrides:
+            raise CliError("reproduce --all: --set is not allowed (field paths differ between experiments)")
+        from .report import reproduce_all
+
+        _, reports = reproduce_all(Path(a.out) if a.out else Path("results") / "all", quick=a.quick, seed=a.seed,
+                                   fmt=a.format)
+        failed = [r.name for r in reports if r.error]
+        if failed:
+            print(f"failed: {', '.join(failed)} (see the report)", file=sys.stderr)
+            return EXIT_FAILED
+        return 0
     if not a.name:
-        raise CliError("reproduce: give an experiment NAME or --list")
+        raise CliError("reproduce: give an experiment NAME, --all or --list")
     out = Path(a.out) if a.out else Path("results") / Path(a.name).stem
     try:
         reproduce(a.name, out, quick=a.quick, overrides=a.overrides, seed=a.seed, fmt=a.format)

@@ -203,8 +203,10 @@ def reproduce(
     progress=None,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
     echo: Callable[[str], None] = print,
+    figures_out: Optional[List[Path]] = None,
 ) -> pl.DataFrame:
-    """Run every variant of experiment ``name`` into ``out_dir`` and return the combined summary."""
+    """Run every variant of experiment ``name`` into ``out_dir`` and return the combined summary.
+    The paths of the figures drawn are appended to ``figures_out`` when it is given."""
     found = find_scenario(name)
     stem = found.path.stem if found.path is not None else Path(name).stem
     base = found.with_overrides(list(overrides))
@@ -253,4 +255,6 @@ def reproduce(
     echo(md.rstrip("\n"))
     for f in figs:
         log(f"figure: {f}")
+    if figures_out is not None:
+        figures_out.extend(Path(f) for f in figs)
     return summary

@@ -1,0 +1,342 @@
+"""``qcnsim reproduce --all``: run every reference experiment and write one self-contained HTML
+report (``report.html``: figures embedded as base64 PNG, inline CSS, no external assets).
+
+For each experiment the report shows its setup (``meta.description``, the variants, and the
+interpretation choices marked in the scenario file, see :func:`interpretations`), its figures,
+its summary table and its runs (seed, wall time, whether the result was reused); then the run
+metadata (qcnsim version, Python, platform, CPU, start time, wall times).
+
+It is resumable like ``reproduce``: a variant already complete in ``OUT/<experiment>/<variant>``
+with the same overrides and seed is not run again (the report says "reused"). An experiment that
+fails is reported with its error and the others still run.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import json
+import os
+import platform
+import re
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import polars as pl
+
+from ._errors import ScenarioError
+from .results import RUN_JSON
+
+PathLike = Union[str, "os.PathLike[str]"]
+REPORT = "report.html"
+
+_MARKER = re.compile(r"^\s*(?:\*\*)?\[interpretation\](?:\*\*)?:?\s*", re.IGNORECASE)
+_ARRAY_HEADER = re.compile(r"^\[\[\s*([^\[\]]+?)\s*\]\]$")
+_TABLE_HEADER = re.compile(r"^\[\s*([^\[\]]+?)\s*\]$")
+
+
+def _split_comment(line: str) -> Tuple[str, str]:
+    """(code, comment) of one TOML line: the first ``#`` outside a quoted string starts the comment."""
+    quote = ""
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return line[:i], line[i + 1:]
+        i += 1
+    return line, ""
+
+
+def _unquote_key(k: str) -> str:
+    k = k.strip()
+    if len(k) >= 2 and k[0] == k[-1] and k[0] in "\"'":
+        return k[1:-1]
+    return ".".join(part.strip().strip("\"'") for part in k.split("."))
+
+
+def interpretations(text: str) -> List[Dict[str, str]]:
+    """The interpretation choices marked in a scenario file's comments.
+
+    A comment whose text *starts* with ``[interpretation]`` marks one (``**[interpretation]**``
+    and a trailing colon are accepted too). On a ``key = value`` line it applies to that field; on
+    a line of its own it applies to the ``key = value`` line right below it, or, when none
+    follows, to the enclosing table. Returns ``[{"field", "value", "note"}]`` in file order, with
+    the field as a dotted path (``schedule.0.at``: entries of ``[[tables]]`` are numbered)."""
+    out: List[Dict[str, str]] = []
+    section = ""
+    counts: Dict[str, int] = {}
+    waiting: Optional[str] = None  # note of a comment-only marker line, waiting for its key line
+    for line in text.splitlines():
+        code, comment = _split_comment(line)
+        code = code.strip()
+        m = _MARKER.match(comment) if comment else None
+        note = comment[m.end():].strip() if m else None
+        if not code:
+            if waiting is not None and note is None and comment.strip():
+                waiting = f"{waiting} {comment.strip()}"  # a continued comment
+                continue
+            if waiting is not None:
+                out.append({"field": section, "value": "", "note": waiting})
+                waiting = None
+            if note is not None:
+                waiting = note
+            continue
+        header = _ARRAY_HEADER.match(code) or _TABLE_HEADER.match(code)
+        if header is not None:
+            if waiting is not None:
+                out.append({"field": section, "value": "", "note": waiting})
+                waiting = None
+            name = _unquote_key(header.group(1))
+            if code.startswith("[["):
+                idx = counts.get(name, 0)
+                counts[name] = idx + 1
+                section = f"{name}.{idx}"
+            else:
+                section = name
+            if note is not None:
+                out.append({"field": section, "value": "", "note": note})
+            continue
+        key, eq, value = code.partition("=")
+        fld = (f"{section}.{_unquote_key(key)}" if section else _unquote_key(key)) if eq else section
+        if waiting is not None:
+            out.append({"field": fld, "value": value.strip(), "note": waiting})
+            waiting = None
+        if note is not None:
+            out.append({"field": fld, "value": value.strip(), "note": note})
+    if waiting is not None:
+        out.append({"field": section, "value": "", "note": waiting})
+    return out
+
+
+@dataclass
+class ExperimentReport:
+    name: str
+    out_dir: Path
+    description: str = ""
+    variants: List[Dict[str, Any]] = field(default_factory=list)
+    interpretations: List[Dict[str, str]] = field(default_factory=list)
+    figures: List[Path] = field(default_factory=list)
+    summary: Optional[pl.DataFrame] = None
+    runs: List[Dict[str, Any]] = field(default_factory=list)
+    wall_s: float = 0.0
+    error: Optional[str] = None
+
+
+def _run_rows(exp_dir: Path, variants: Sequence[Dict[str, Any]], started: float) -> List[Dict[str, Any]]:
+    rows = []
+    for v in variants:
+        p = exp_dir / v["name"] / RUN_JSON
+        try:
+            info = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        rows.append({"variant": v["name"], "seed": info.get("seed"), "wall_s": info.get("wall_s"),
+                     "sim_time_s": info.get("sim_time_s"), "events": info.get("events"),
+                     "reused": p.stat().st_mtime < started})
+    return rows
+
+
+def reproduce_all(
+    out_dir: PathLike,
+    quick: bool = False,
+    seed: Optional[int] = None,
+    fmt: str = "parquet",
+    names: Optional[Sequence[str]] = None,
+    progress=None,
+    log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+    echo: Callable[[str], None] = print,
+) -> Tuple[Path, List[ExperimentReport]]:
+    """Run every reference experiment (``names``, default :func:`qcnsim.reproduce.list_experiments`)
+    into ``out_dir/<name>/`` and write ``out_dir/report.html``. Returns the report path and the
+    per-experiment records (``error`` is set for an experiment that failed)."""
+    from .reproduce import find_scenario, list_experiments, reproduce
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    names = list(names) if names is not None else list_experiments()
+    started_wall = time.time()
+    t0 = time.monotonic()
+    reports: List[ExperimentReport] = []
+    for name in names:
+        rep = ExperimentReport(name=name, out_dir=out / name)
+        reports.append(rep)
+        log(f"== {name}")
+        t_exp = time.monotonic()
+        started = time.time()
+        try:
+            sc = find_scenario(name)
+            resolved = sc.resolved()
+            rep.description = str((resolved.get("meta") or {}).get("description") or "")
+            rep.variants = sc.variants() or [{"name": "base", "set": {}, "description": ""}]
+            rep.interpretations = interpretations(sc.text)
+            figs: List[Path] = []
+            rep.summary = reproduce(name, rep.out_dir, quick=quick, seed=seed, fmt=fmt, progress=progress,
+                                    log=log, echo=lambda s: None, figures_out=figs)
+            rep.figures = figs
+        except KeyboardInterrupt:
+            raise
+        except ScenarioError as e:
+            rep.error = f"ScenarioError: {e}"
+        except Exception as e:  # noqa: BLE001 - one broken experiment must not hide the others
+            rep.error = f"{type(e).__name__}: {e}\n" + "".join(traceback.format_exc(limit=8))
+        rep.wall_s = time.monotonic() - t_exp
+        rep.runs = _run_rows(rep.out_dir, rep.variants, started)
+        log(f"== {name}: {'FAILED' if rep.error else 'ok'} in {rep.wall_s:.1f} s")
+    meta = run_metadata(quick=quick, seed=seed, started=started_wall, wall_s=time.monotonic() - t0)
+    path = write_report(out / REPORT, reports, meta)
+    echo(str(path))
+    return path, reports
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def run_metadata(quick: bool, seed: Optional[int], started: float, wall_s: float) -> Dict[str, str]:
+    from . import __version__
+
+    return {
+        "qcnsim": __version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "machine": f"{platform.machine()}, {os.cpu_count() or '?'} CPUs, {_cpu_model()}",
+        "started (UTC)": _dt.datetime.fromtimestamp(started, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
+        "wall time": f"{wall_s:.1f} s",
+        "mode": "quick (meta.quick_duration)" if quick else "full length",
+        "seed": "each scenario's meta.seed" if seed is None else str(seed),
+        "command": " ".join(["qcnsim", *sys.argv[1:]]) if sys.argv and "qcnsim" in sys.argv[0] else "qcnsim.report",
+    }
+
+
+# -- HTML ------------------------------------------------------------------------------------------
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1100px;
+padding:0 1em;color:#222;line-height:1.45}
+h1{margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+th,td{border:1px solid #ccc;padding:.25em .55em;text-align:left;vertical-align:top}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.err{background:#fee;border:1px solid #c00;padding:.6em;white-space:pre-wrap;font-family:monospace}
+.ok{color:#070}.bad{color:#b00}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
+figcaption{font-size:.85em;color:#555}code{background:#f5f5f5;padding:0 .2em}
+.muted{color:#666;font-size:.9em}
+"""
+
+
+def _e(x: Any) -> str:
+    return html.escape("" if x is None else str(x))
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return _e(v)
+
+
+def _html_table(df: pl.DataFrame) -> str:
+    if df is None or df.height == 0:
+        return "<p class='muted'>(no rows)</p>"
+    head = "".join(f"<th>{_e(c)}</th>" for c in df.columns)
+    body = []
+    for row in df.iter_rows():
+        cells = "".join(f"<td class='num'>{_num(v)}</td>" if isinstance(v, (int, float)) and not isinstance(v, bool)
+                        else f"<td>{_e(v)}</td>" for v in row)
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _img(path: Path) -> str:
+    try:
+        data = base64.b64encode(path.read_bytes()).decode("ascii")
+    except OSError as e:
+        return f"<p class='bad'>figure {_e(path.name)} unreadable: {_e(e)}</p>"
+    return (f"<figure><img alt='{_e(path.stem)}' src='data:image/png;base64,{data}'>"
+            f"<figcaption>{_e(path.name)}</figcaption></figure>")
+
+
+def _slug(name: str) -> str:
+    return "x-" + re.sub(r"[^0-9a-zA-Z_-]", "-", name)
+
+
+def render(reports: Sequence[ExperimentReport], meta: Dict[str, str]) -> str:
+    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+             "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+             "<title>qcnsim reproduction report</title>", f"<style>{_CSS}</style></head><body>",
+             "<h1>qcnsim reproduction report</h1>",
+             f"<p class='muted'>{len(reports)} experiment(s), "
+             f"{sum(1 for r in reports if r.error is None)} ok, {sum(1 for r in reports if r.error)} failed; "
+             f"{_e(meta.get('mode', ''))}.</p>", "<ul>"]
+    for r in reports:
+        status = "<span class='bad'>failed</span>" if r.error else "<span class='ok'>ok</span>"
+        parts.append(f"<li><a href='#{_slug(r.name)}'>{_e(r.name)}</a> — {status}, {r.wall_s:.1f} s</li>")
+    parts.append("<li><a href='#run-metadata'>Run metadata</a></li></ul>")
+    for r in reports:
+        parts.append(f"<h2 id='{_slug(r.name)}'>{_e(r.name)}</h2>")
+        if r.description:
+            parts.append(f"<p>{_e(r.description)}</p>")
+        if r.error:
+            parts.append(f"<div class='err'>{_e(r.error)}</div>")
+        if r.variants:
+            parts.append("<h3>Setup</h3><table><thead><tr><th>variant</th><th>description</th><th>settings</th>"
+                         "</tr></thead><tbody>")
+            for v in r.variants:
+                sets = ", ".join(f"{k} = {json.dumps(val)}" for k, val in (v.get("set") or {}).items())
+                parts.append(f"<tr><td>{_e(v['name'])}</td><td>{_e(v.get('description', ''))}</td>"
+                             f"<td><code>{_e(sets or '(base scenario)')}</code></td></tr>")
+            parts.append("</tbody></table>")
+        parts.append("<h3>Interpretations</h3>")
+        if r.interpretations:
+            parts.append(_html_table(pl.DataFrame(r.interpretations, schema={"field": pl.Utf8, "value": pl.Utf8,
+                                                                             "note": pl.Utf8})))
+        else:
+            parts.append("<p class='muted'>(none marked in the scenario file)</p>")
+        if r.figures:
+            parts.append("<h3>Figures</h3>")
+            parts.extend(_img(f) for f in r.figures)
+        if r.summary is not None:
+            parts.append("<h3>Summary</h3>")
+            parts.append(_html_table(r.summary))
+        if r.runs:
+            parts.append("<h3>Runs</h3>")
+            parts.append(_html_table(pl.DataFrame(r.runs)))
+        parts.append(f"<p class='muted'>results: <code>{_e(r.name)}/</code>; wall time {r.wall_s:.1f} s</p>")
+    parts.append("<h2 id='run-metadata'>Run metadata</h2><table><tbody>")
+    for k, v in meta.items():
+        parts.append(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>")
+    parts.append("</tbody></table></body></html>\n")
+    return "".join(parts)
+
+
+def write_report(path: PathLike, reports: Sequence[ExperimentReport], meta: Dict[str, str]) -> Path:
+    """Write the report atomically (temporary file, then rename)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_text(render(reports, meta), encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+    return path
