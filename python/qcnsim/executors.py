@@ -121,8 +121,12 @@ class _Worker:
     def __init__(self, setup: Dict[str, Any], inbox: "queue.Queue[Tuple[_Worker, Any]]") -> None:
         env = dict(os.environ)
         env.setdefault("POLARS_MAX_THREADS", "1")
+        # Own session / process group: a Ctrl-C at the terminal reaches only this process, which
+        # stops the workers itself (a worker interrupted while starting would print a traceback).
+        detach: Dict[str, Any] = ({"start_new_session": True} if os.name == "posix"
+                                  else {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)})
         self.proc = subprocess.Popen([sys.executable, "-m", "qcnsim._worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env)
+                                     stdout=subprocess.PIPE, env=env, **detach)
         self.pid = self.proc.pid
         self.pending: Deque[Task] = deque()
         self.alive = True

@@ -282,13 +282,12 @@ def plan_sweep(
     base = scenario.with_overrides([f"meta.seed={base_seed}"]) if seed is not None else scenario
     text, base_ovr = base.text, base.overrides
 
-    # Every value alone first, so an error names the axis and value index.
-    for a in ax:
-        for i in range(len(a.raw)):
-            try:
-                _core.validate(text, [*base_ovr, a.override(i)])
-            except _core.ScenarioError as e:
-                raise _rewrap(ScenarioError._from_core(e), f"{a.label}[{i}]") from None
+    def value_error(a: Axis, i: int) -> Optional[ScenarioError]:
+        try:
+            _core.validate(text, [*base_ovr, a.override(i)])
+        except _core.ScenarioError as e:
+            return _rewrap(ScenarioError._from_core(e), f"{a.label}[{i}]")
+        return None
 
     if not ax:
         combos: List[Tuple[int, ...]] = [()]
@@ -303,6 +302,12 @@ def plan_sweep(
         try:
             res = json.loads(_core.validate(text, [*base_ovr, *ovr]))
         except _core.ScenarioError as e:
+            # Name the axis value when it is invalid on its own, else the combination.
+            for a in ax:
+                for i in range(len(a.raw)):
+                    err = value_error(a, i)
+                    if err is not None:
+                        raise err from None
             raise _rewrap(ScenarioError._from_core(e), "sweep point " + ", ".join(ovr)) from None
         points.append(Point(point_id(res), idx, ovr))
     return Plan(base, ax, mode, replications, base_seed, points)
@@ -450,14 +455,31 @@ class SweepResults:
         return f"SweepResults({str(self.out_dir)!r}, points {done}/{n} done, metrics {len(self.metric_names())})"
 
 
-_SUMMARY_SCHEMA = {"metric": pl.Utf8, "value": pl.Float64, "unit": pl.Utf8, "detail": pl.Utf8}
+#: One run's summary as plain lists (metric, value, unit, detail) plus its seed: cheap to keep for
+#: every run of a large sweep, turned into one DataFrame at the end.
+SummaryRows = Tuple[List[str], List[float], List[str], List[str], int]
 
 
-def _summary_rows(summary: pl.DataFrame) -> pl.DataFrame:
-    if summary.height == 0:
-        return pl.DataFrame(schema=_SUMMARY_SCHEMA)
-    cols = [c for c in _SUMMARY_SCHEMA if c in summary.columns]
-    return summary.select(cols).cast({c: _SUMMARY_SCHEMA[c] for c in cols})
+def _rows_from_frame(df: pl.DataFrame, seed: int) -> SummaryRows:
+    def col(name: str, default: Any) -> List[Any]:
+        return df[name].to_list() if name in df.columns else [default] * df.height
+
+    return (col("metric", ""), [float("nan") if v is None else float(v) for v in col("value", None)],
+            col("unit", ""), col("detail", ""), seed)
+
+
+def _rows_from_core(raw: Mapping[str, Any]) -> SummaryRows:
+    """The summary straight from ``_core.run``'s column payloads (no DataFrame needed)."""
+    import numpy as np
+
+    cols = {name: (kind, payload) for name, kind, payload in raw["tables"].get("summary", [])}
+
+    def strs(name: str, n: int) -> List[str]:
+        return list(cols[name][1]) if name in cols else [""] * n
+
+    n = len(cols["metric"][1]) if "metric" in cols else 0
+    values = np.frombuffer(cols["value"][1], dtype="<f8").tolist() if "value" in cols else [float("nan")] * n
+    return strs("metric", n), values, strs("unit", n), strs("detail", n), int(raw["seed"])
 
 
 def aggregate(runs: pl.DataFrame, key_cols: Sequence[str]) -> pl.DataFrame:
@@ -526,7 +548,7 @@ def _clean_temporaries(out: Path) -> int:
     return n
 
 
-def _finished_summary(rep_dir: Path, point: str, rep: int) -> Optional[Tuple[pl.DataFrame, int]]:
+def _finished_summary(rep_dir: Path, point: str, rep: int) -> Optional[SummaryRows]:
     """The summary rows and seed of a complete run of (point, rep) in ``rep_dir``, else None."""
     try:
         info = json.loads((rep_dir / RUN_JSON).read_text(encoding="utf-8"))
@@ -542,14 +564,14 @@ def _finished_summary(rep_dir: Path, point: str, rep: int) -> Optional[Tuple[pl.
         return None
     path = rep_dir / f"summary.{fmt}"
     try:
-        df = _read_table(path, fmt) if path.is_file() else pl.DataFrame(schema=_SUMMARY_SCHEMA)
+        df = _read_table(path, fmt) if path.is_file() else pl.DataFrame()
     except (OSError, pl.exceptions.PolarsError):  # unreadable: run it again
         return None
-    return _summary_rows(df), int(info["seed"])
+    return _rows_from_frame(df, int(info["seed"]))
 
 
-#: Threads that write finished runs (Parquet encoding and file I/O release the GIL).
-WRITER_THREADS = 2
+#: Threads that write finished runs (file-system latency, Parquet encoding and fsync release the GIL).
+WRITER_THREADS = 4
 #: Runs received but not yet written, at most (bounds memory when writing is the bottleneck).
 MAX_UNWRITTEN = 16
 
@@ -577,7 +599,7 @@ def run_sweep(
 
         tasks = plan.tasks()
         values_of = {p.id: {a.path: a.raw[i] for a, i in zip(plan.axes, p.index)} for p in plan.points}
-        summaries: Dict[Tuple[str, int], Tuple[pl.DataFrame, int]] = {}
+        summaries: Dict[Tuple[str, int], SummaryRows] = {}
         todo = []
         for t in tasks:
             got = _finished_summary(out / f"point={t.point}" / f"rep={t.rep}", t.point, t.rep)
@@ -617,14 +639,14 @@ def run_sweep(
                 raise SweepStopped(f"sweep stopped: cannot write {d} ({why}); every run written before is "
                                    "complete, rerun the sweep to resume") from e
 
-        unwritten: "deque[Tuple[Future, Task, Results]]" = deque()
+        unwritten: "deque[Tuple[Future, Task, SummaryRows]]" = deque()
 
         def settle(limit: int) -> None:
             """Wait for written runs until at most ``limit`` are unwritten; record them."""
             while unwritten and (len(unwritten) > limit or unwritten[0][0].done()):
-                fut, task, res = unwritten.popleft()
+                fut, task, rows = unwritten.popleft()
                 fut.result()  # SweepStopped from the writer thread
-                summaries[task.key] = (_summary_rows(res.summary), res.seed)
+                summaries[task.key] = rows
                 errors.pop(task.key, None)
                 state["runs"] += 1
                 reps_left[task.point] -= 1
@@ -644,14 +666,14 @@ def run_sweep(
                 retry = []
                 for task, status, payload in executor.map(plan.scenario.text, pending):
                     if status == "ok":
+                        if keep is not None:
+                            payload = {**payload, "tables": {k: v for k, v in payload["tables"].items() if k in keep}}
                         res = Results._from_core(payload, scenario_name=plan.scenario.name,
                                                  overrides=list(task.overrides))
                         res.run_info["sweep"] = {"point": task.point, "rep": task.rep, "attempt": attempt,
                                                  "values": values_of.get(task.point, {}),
                                                  "base_seed": plan.base_seed}
-                        if keep is not None:
-                            res.tables = {k: v for k, v in res.tables.items() if k in keep}
-                        unwritten.append((writers.submit(write, task, res), task, res))
+                        unwritten.append((writers.submit(write, task, res), task, _rows_from_core(payload)))
                         settle(MAX_UNWRITTEN)
                     elif attempt < MAX_ATTEMPTS:
                         retry.append(task)
@@ -674,7 +696,7 @@ def run_sweep(
 
 
 def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
-             summaries: Dict[Tuple[str, int], Tuple[pl.DataFrame, int]],
+             summaries: Dict[Tuple[str, int], SummaryRows],
              errors: Dict[Tuple[str, int], str]) -> SweepResults:
     axis_cols = [_axis_column(a) for a in plan.axes]
     n = len(plan.points)
@@ -696,9 +718,9 @@ def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
         pl.Series("error", first_err, dtype=pl.Utf8),
     ])
 
-    frames = []
+    cols: Dict[str, List[Any]] = {c: [] for c in ("point", "rep", "seed", "metric", "value", "unit", "detail")}
     seen = set()
-    for k, p in enumerate(plan.points):
+    for p in plan.points:
         if p.id in seen:
             continue
         seen.add(p.id)
@@ -706,16 +728,28 @@ def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
             got = summaries.get((p.id, r))
             if got is None:
                 continue
-            df, seed = got
-            frames.append(df.with_columns(pl.lit(p.id).alias("point"), pl.lit(r, dtype=pl.Int64).alias("rep"),
-                                          pl.lit(seed, dtype=pl.UInt64).alias("seed")))
+            metric, value, unit, detail, seed = got
+            k = len(metric)
+            cols["point"] += [p.id] * k
+            cols["rep"] += [r] * k
+            cols["seed"] += [seed] * k
+            cols["metric"] += metric
+            cols["value"] += value
+            cols["unit"] += unit
+            cols["detail"] += detail
     key_cols = ["point", *[c.name for c in axis_cols]]
-    lookup = points.select(key_cols).unique(subset=["point"], keep="first", maintain_order=True)
-    if frames:
-        runs = pl.concat(frames, how="vertical").join(lookup, on="point", how="left")
-    else:
-        runs = pl.DataFrame(schema={**_SUMMARY_SCHEMA, "point": pl.Utf8, "rep": pl.Int64, "seed": pl.UInt64}) \
-            .join(lookup, on="point", how="left")
+    axis_of = {p.id: p.index for p in reversed(plan.points)}  # first point with an id wins
+    runs = pl.DataFrame([
+        pl.Series("point", cols["point"], dtype=pl.Utf8),
+        *[pl.Series(c.name, [c[axis_of[pid][k]] for pid in cols["point"]], dtype=c.dtype)
+          for k, c in enumerate(axis_cols)],
+        pl.Series("rep", cols["rep"], dtype=pl.Int64),
+        pl.Series("seed", cols["seed"], dtype=pl.UInt64),
+        pl.Series("metric", cols["metric"], dtype=pl.Utf8),
+        pl.Series("value", cols["value"], dtype=pl.Float64),
+        pl.Series("unit", cols["unit"], dtype=pl.Utf8),
+        pl.Series("detail", cols["detail"], dtype=pl.Utf8),
+    ])
     runs = runs.select([*key_cols, "rep", "seed", "metric", "value", "unit", "detail"])
     agg = aggregate(runs, key_cols)
     for name, df in (("points", points), ("runs", runs), ("aggregate", agg)):
