@@ -595,7 +595,10 @@ def run_sweep(
     with _Lock(out):
         _clean_temporaries(out)
         plan_json = {**plan.to_json(), "format": fmt, "qcnsim_version": _core.version()}
-        _write_json(plan_json, out / SWEEP_JSON)
+        try:
+            _write_json(plan_json, out / SWEEP_JSON)
+        except OSError as e:
+            raise SweepStopped(f"cannot write {out / SWEEP_JSON} ({e})") from e
 
         tasks = plan.tasks()
         values_of = {p.id: {a.path: a.raw[i] for a, i in zip(plan.axes, p.index)} for p in plan.points}
@@ -752,8 +755,12 @@ def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
     ])
     runs = runs.select([*key_cols, "rep", "seed", "metric", "value", "unit", "detail"])
     agg = aggregate(runs, key_cols)
-    for name, df in (("points", points), ("runs", runs), ("aggregate", agg)):
-        _write_table(df, _table_path(out, name, fmt), fmt)
+    try:
+        for name, df in (("points", points), ("runs", runs), ("aggregate", agg)):
+            _write_table(df, _table_path(out, name, fmt), fmt)
+    except OSError as e:
+        raise SweepStopped(f"cannot write the sweep tables in {out} ({e}); every run is complete on disk, "
+                           "rerun the sweep to aggregate") from e
     return SweepResults(out, plan_json, points, runs, agg)
 
 
