@@ -202,6 +202,12 @@ class Plan:
     replications: int
     base_seed: int
     points: List[Point]
+    first_rep: int = 0
+
+    @property
+    def reps(self) -> range:
+        """The replication indices run: ``first_rep`` .. ``first_rep + replications - 1``."""
+        return range(self.first_rep, self.first_rep + self.replications)
 
     @property
     def n_runs(self) -> int:
@@ -215,7 +221,7 @@ class Plan:
             if p.id in seen:  # two points that resolve to the same scenario run once
                 continue
             seen.add(p.id)
-            for r in range(self.replications):
+            for r in self.reps:
                 out.append(Task(p.id, r, tuple(base + p.overrides), replication_seed(self.base_seed, r)))
         return out
 
@@ -225,6 +231,7 @@ class Plan:
             "overrides": self.scenario.overrides,
             "mode": self.mode,
             "replications": self.replications,
+            "first_rep": self.first_rep,
             "base_seed": self.base_seed,
             "id_scheme": ID_SCHEME,
             "axes": [{"path": a.path, "values": a.raw} for a in self.axes],
@@ -244,12 +251,14 @@ def plan_sweep(
     replications: Optional[int] = None,
     mode: Optional[str] = None,
     seed: Optional[int] = None,
+    first_rep: int = 0,
 ) -> Plan:
     """Resolve every point of the sweep (validating each) and compute the point ids.
 
     ``axes``: ``None`` takes the scenario's ``[sweep]`` table; a mapping ``{path: values}``; or
     ``--sweep``-style strings ``"path=v1,v2"``. ``replications`` and ``mode`` default to the
-    scenario's ``[sweep]`` values (1 and ``grid`` without one)."""
+    scenario's ``[sweep]`` values (1 and ``grid`` without one). ``first_rep`` shifts the
+    replication indices (and so the seeds): e.g. 1 leaves out replication 0, the plain run."""
     resolved = scenario.resolved()
     table = resolved.get("sweep") or {}
     if axes is None:
@@ -310,7 +319,9 @@ def plan_sweep(
                         raise err from None
             raise _rewrap(ScenarioError._from_core(e), "sweep point " + ", ".join(ovr)) from None
         points.append(Point(point_id(res), idx, ovr))
-    return Plan(base, ax, mode, replications, base_seed, points)
+    if isinstance(first_rep, bool) or not isinstance(first_rep, int) or first_rep < 0:
+        raise ValueError(f"first_rep must be a whole number >= 0, got {first_rep!r}")
+    return Plan(base, ax, mode, replications, base_seed, points, first_rep)
 
 
 # -- progress --------------------------------------------------------------------------------------
@@ -704,11 +715,11 @@ def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
     axis_cols = [_axis_column(a) for a in plan.axes]
     n = len(plan.points)
     ids = [p.id for p in plan.points]
-    done = [sum((p.id, r) in summaries for r in range(plan.replications)) for p in plan.points]
-    failed = [sum((p.id, r) in errors for r in range(plan.replications)) for p in plan.points]
+    done = [sum((p.id, r) in summaries for r in plan.reps) for p in plan.points]
+    failed = [sum((p.id, r) in errors for r in plan.reps) for p in plan.points]
     first_err = []
     for p in plan.points:
-        errs = [f"rep {r}: {errors[(p.id, r)]}" for r in range(plan.replications) if (p.id, r) in errors]
+        errs = [f"rep {r}: {errors[(p.id, r)]}" for r in plan.reps if (p.id, r) in errors]
         first_err.append("; ".join(errs) if errs else None)
     status = ["done" if d == plan.replications else ("failed" if f else "pending") for d, f in zip(done, failed)]
     points = pl.DataFrame([
@@ -727,7 +738,7 @@ def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
         if p.id in seen:
             continue
         seen.add(p.id)
-        for r in range(plan.replications):
+        for r in plan.reps:
             got = summaries.get((p.id, r))
             if got is None:
                 continue
@@ -773,6 +784,7 @@ def sweep(
     out: Optional[PathLike] = None,
     mode: Optional[str] = None,
     seed: Optional[int] = None,
+    first_rep: int = 0,
     overrides: Sequence[str] = (),
     fmt: str = "parquet",
     tables: Optional[Sequence[str]] = None,
@@ -790,6 +802,7 @@ def sweep(
     - ``out``: the sweep directory (resumable: finished runs are skipped); a new temporary
       directory when ``None``.
     - ``mode``: ``"grid"`` or ``"zip"`` (default: the scenario's, else grid).
+    - ``first_rep``: index of the first replication (default 0; 1 leaves out the plain run).
     - ``tables``: the tables to keep per run (``summary`` is always kept); default all.
     - ``progress``: ``None`` shows a bar on a terminal, ``True``/``False`` force it, a callable gets
       ``{"runs", "runs_total", "points", "points_total", "failed"}`` after every run.
@@ -801,7 +814,7 @@ def sweep(
         scenario = Scenario.load(Path(scenario))
     if overrides:
         scenario = scenario.with_overrides(list(overrides))
-    plan = plan_sweep(scenario, axes, replications, mode, seed)
+    plan = plan_sweep(scenario, axes, replications, mode, seed, first_rep)
     if out is None:
         out = tempfile.mkdtemp(prefix="qcnsim-sweep-")
     return run_sweep(plan, out, executor=executor, fmt=fmt, tables=tables, progress=progress, log=log)

@@ -2,8 +2,8 @@
 ``multicast-multilink``; see docs/models/multicast.md).
 
 ``reproduce`` runs every variant (Qeq x scheme) once with the base seed; :func:`post` runs the
-other seeds of each variant (a plain resumable loop: a seed whose result directory is complete
-is not run again), then writes
+other seeds of every variant on the sweep runner (``qcnsim.sweep``: all cores, resumable, in
+``seeds/``), then writes
 
 - ``cr_<scheme>.png``-style figure ``cr_vs_time.png``: CR vs time of every source, one panel per
   (scheme, Qeq), with the fair-share line(s), first seed;
@@ -24,9 +24,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
-from ..reproduce import _same_run, to_markdown  # noqa: E402
+from ..reproduce import to_markdown  # noqa: E402
 from ..results import Results  # noqa: E402
-from ..run import run  # noqa: E402
+from ..scenario import Scenario  # noqa: E402
+from ..sweeps import sweep  # noqa: E402
 
 SEEDS_FULL = 5
 SEEDS_QUICK = 2
@@ -69,20 +70,32 @@ def variant_key(res: Results) -> Tuple[str, int]:
 
 
 def run_seeds(ctx) -> List[Tuple[str, int, Results]]:
-    """Every (variant, seed, Results): the variant runs of ``reproduce`` plus the other seeds."""
+    """Every (variant, seed, Results): the variant runs of ``reproduce`` (replication 0, the base
+    seed) plus replications 1..n-1 of every variant, run together on the sweep runner (all cores,
+    resumable, in ``seeds/``; seeds derived as in docs/sweeps.md#seeds). The variants become the
+    points of a zip sweep over the keys their ``set`` tables share."""
     n = SEEDS_QUICK if ctx.quick else SEEDS_FULL
-    out: List[Tuple[str, int, Results]] = []
-    for (vname, sc), (_, res) in zip(ctx.planned, ctx.runs):
-        base = res.seed
-        out.append((vname, base, res))
-        for k in range(1, n):
-            seed = base + k
-            d = Path(ctx.out_dir) / "seeds" / vname / f"seed-{seed}"
-            if not _same_run(d, sc.overrides, seed):
-                ctx.log(f"{vname}: seed {seed} running{' (quick)' if ctx.quick else ''} ...")
-                r = run(sc, seed=seed, progress=ctx.progress)
-                r.write(d, fmt=ctx.fmt)
-            out.append((vname, seed, Results.read(d)))
+    out: List[Tuple[str, int, Results]] = [(vname, res.seed, res) for (vname, _), (_, res)
+                                           in zip(ctx.planned, ctx.runs)]
+    if n <= 1:
+        return out
+    variants = ctx.base.variants()
+    keys = list(variants[0]["set"])
+    if any(list(v["set"]) != keys for v in variants):
+        raise ValueError(f"{ctx.name}: every variant must set the same keys to run as one sweep")
+    axes = {k: [v["set"][k] for v in variants] for k in keys}
+    # The planned scenarios are [variant set, --quick duration, user --set]; the sweep's base takes
+    # the last two and the axes add the variant's set.
+    base_ovr = ctx.planned[0][1].overrides[len(keys):]
+    base = Scenario(ctx.base.text, ctx.base.path, base_ovr, name=ctx.name)
+    sw = sweep(base, axes, n - 1, mode="zip", first_rep=1, seed=ctx.seed, out=Path(ctx.out_dir) / "seeds",
+               fmt=ctx.fmt, progress=False, log=ctx.log)
+    if not sw.complete:
+        raise RuntimeError(f"{ctx.name}: seed runs failed: {sw.failed['error'].to_list()}")
+    for v, pid in zip(variants, sw.points["point"].to_list()):
+        for r in range(1, n):
+            res = sw.result(pid, r)
+            out.append((v["name"], res.seed, res))
     return out
 
 
@@ -101,7 +114,7 @@ def long_metrics(runs: Sequence[Tuple[str, int, Results]]) -> pl.DataFrame:
                          ("metric", metric), ("entity", ent), ("value", value), ("unit", unit)):
                 rows[k].append(v)
     df = pl.DataFrame(rows, schema={"variant": pl.Utf8, "scheme": pl.Utf8, "qeq_frames": pl.Int64,
-                                    "seed": pl.Int64, "metric": pl.Utf8, "entity": pl.Utf8,
+                                    "seed": pl.UInt64, "metric": pl.Utf8, "entity": pl.Utf8,
                                     "value": pl.Float64, "unit": pl.Utf8})
     # "CR standard deviation" of a run: the mean over its RPs
     cr = (df.filter(pl.col("metric") == "mc_cr_std")
