@@ -2,6 +2,7 @@
 //! receives `now` and an input and returns what to do, so every rule of the pseudo code can be
 //! tested as a table of (state before, input, state after, actions).
 
+pub mod bcn;
 pub mod multicast;
 pub mod qcn_ba;
 pub mod qcn_cp;
