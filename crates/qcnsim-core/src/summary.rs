@@ -96,6 +96,20 @@ pub fn summarize(sc: &Scenario, tables: &[Table], events_dropped: u64) -> Table 
         "frames",
         "all CPs".into(),
     );
+    if sc.cc == crate::scenario::CcMode::Bcn {
+        for (metric, col, what) in [
+            ("bcn_negative_sent", "bcn_negative_sent", "negative BCN"),
+            ("bcn_positive_sent", "bcn_positive_sent", "positive BCN"),
+            ("bcn0_sent", "bcn0_sent", "BCN(0,0)"),
+        ] {
+            rows.add(
+                metric,
+                i64_col(ports, col).iter().sum::<i64>() as f64,
+                "frames",
+                format!("{what} messages, all CPs"),
+            );
+        }
+    }
     if events_dropped > 0 {
         rows.add(
             "events_not_recorded",

@@ -7,6 +7,7 @@ pub mod reader;
 pub mod sweep;
 
 use crate::api::ScenarioError;
+use crate::proto::bcn::{BcnCpParams, BcnRpParams};
 use crate::proto::multicast::McFeedback;
 use crate::proto::qcn_cp::CpParams;
 use crate::proto::qcn_rp::RpParams;
@@ -130,6 +131,7 @@ pub struct FlowSpec {
 pub enum CcMode {
     None,
     Qcn,
+    Bcn,
 }
 
 #[derive(Debug, Clone)]
@@ -162,6 +164,22 @@ pub struct TransientSpec {
 }
 
 #[derive(Debug, Clone)]
+pub struct BcnSpec {
+    pub cp: BcnCpParams,
+    /// Regulator parameters; `line_rate_bps` is filled in per flow from its NIC link.
+    pub rp: BcnRpParams,
+    /// Size of a BCN message frame.
+    pub msg_bytes: u32,
+    /// Rate-limiter queue per flow, bytes.
+    pub rl_queue_bytes: u64,
+    /// Token-bucket depth of the rate limiter; `None` = one frame of the flow.
+    pub rl_burst_bytes: Option<u64>,
+    /// Switch egress ports that run a BCN CP (`cp_ports` minus the ports of the switches in
+    /// `detection_off`).
+    pub cp_ports: Vec<bool>,
+}
+
+#[derive(Debug, Clone)]
 pub struct MetricsSpec {
     pub throughput_bin: SimTime,
     pub throughput_ports: Vec<bool>,
@@ -189,6 +207,10 @@ pub const EVENT_KINDS: &[&str] = &[
     "sonar_short_fuse",
     "fb99_sent",
     "fb99_received",
+    "bcn_sent",
+    "bcn_received",
+    "bcn0_sent",
+    "bcn0_received",
 ];
 
 #[derive(Debug, Clone)]
@@ -216,6 +238,7 @@ pub struct Scenario {
     pub groups: Vec<multicast::GroupSpec>,
     pub cc: CcMode,
     pub qcn: QcnSpec,
+    pub bcn: BcnSpec,
     pub metrics: MetricsSpec,
     pub analysis: AnalysisSpec,
     pub resolved: Json,
@@ -491,6 +514,14 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             multicast_feedback: McFeedback::Standard,
             transient: TransientSpec::default(),
         },
+        bcn: BcnSpec {
+            cp: BcnCpParams::study(),
+            rp: BcnRpParams::study(10e9),
+            msg_bytes: 64,
+            rl_queue_bytes: 0,
+            rl_burst_bytes: None,
+            cp_ports: Vec::new(),
+        },
         metrics: MetricsSpec {
             throughput_bin: 0,
             throughput_ports: Vec::new(),
@@ -684,18 +715,30 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
 
     // [cc]
     let mut cc = r.sub("cc")?;
-    sc.cc = match cc.choice("mode", "none", &["none", "qcn"])?.as_str() {
+    sc.cc = match cc.choice("mode", "none", &["none", "qcn", "bcn"])?.as_str() {
         "qcn" => CcMode::Qcn,
+        "bcn" => CcMode::Bcn,
         _ => CcMode::None,
     };
     let mut q = cc.sub("qcn")?;
     sc.qcn = parse_qcn(&sc, &mut q)?;
     let qj = q.finish()?;
     cc.put("qcn", Json::Object(qj));
+    let bcn_given = cc.has("bcn");
+    let mut b = cc.sub("bcn")?;
+    sc.bcn = parse_bcn(&sc, &mut b)?;
+    let bj = b.finish()?;
+    // The [cc.bcn] section appears in the resolved scenario when BCN is used or given.
+    if sc.cc == CcMode::Bcn || bcn_given {
+        cc.put("bcn", Json::Object(bj));
+    }
     resolved.insert("cc".into(), Json::Object(cc.finish()?));
     if sc.cc == CcMode::Qcn {
         check_qeq(&sc)?;
         check_rp(&sc)?;
+    }
+    if sc.cc == CcMode::Bcn {
+        check_bcn(&sc)?;
     }
 
     // [metrics]
@@ -1096,6 +1139,108 @@ fn parse_transient(
         sonar: sonar.enabled.then_some(sonar),
         pushback: pb_on,
     })
+}
+
+fn parse_bcn(sc: &Scenario, b: &mut TableReader) -> Res<BcnSpec> {
+    let mut cpr = b.sub("cp")?;
+    let cp = params::read_bcn_cp(&mut cpr)?;
+    b.put("cp", Json::Object(cpr.finish()?));
+    let mut rpr = b.sub("rp")?;
+    let (rp, rl_queue_bytes, rl_burst_bytes) = params::read_bcn_rp(&mut rpr)?;
+    b.put("rp", Json::Object(rpr.finish()?));
+    let msg_bytes = b.bytes_or("frame", 64)?;
+    if !(64..=1518).contains(&msg_bytes) {
+        return Err(b.err(
+            "frame",
+            format!("\"{msg_bytes}B\""),
+            "a frame size from 64B to 1518B",
+        ));
+    }
+    let mut cp_ports = port_selection(sc, b, "cp_ports", "switches")?;
+    if let Some(p) = (0..sc.n_ports()).find(|&p| cp_ports[p] && !sc.is_switch_port(p)) {
+        return Err(b.err(
+            "cp_ports",
+            format!("{:?}", sc.port_name(p)),
+            "switch egress ports only (a CP lives in a bridge)",
+        ));
+    }
+    // BCN detection switched off per switch.
+    let off = b.opt_str_list("detection_off")?.unwrap_or_default();
+    for (i, name) in off.iter().enumerate() {
+        let Some(n) = sc
+            .nodes
+            .iter()
+            .position(|x| &x.name == name && x.kind == NodeKind::Switch)
+        else {
+            let switches: Vec<&str> = sc
+                .nodes
+                .iter()
+                .filter(|n| n.kind == NodeKind::Switch)
+                .map(|n| n.name.as_str())
+                .collect();
+            return Err(ScenarioError::new(
+                format!("{}.{i}", b.field("detection_off")),
+                format!("{name:?}"),
+                format!("the name of a switch ({})", switches.join(", ")),
+            ));
+        };
+        for (p, on) in cp_ports.iter_mut().enumerate() {
+            if sc.port_ends(p).0 == n {
+                *on = false;
+            }
+        }
+    }
+    b.put("detection_off", json!(off));
+    Ok(BcnSpec {
+        cp,
+        rp,
+        msg_bytes: msg_bytes as u32,
+        rl_queue_bytes,
+        rl_burst_bytes,
+        cp_ports,
+    })
+}
+
+/// The BCN parameters together: gains that keep every rate positive, rates within every
+/// flow's line rate.
+fn check_bcn(sc: &Scenario) -> Res<()> {
+    let (cp, rp) = (&sc.bcn.cp, &sc.bcn.rp);
+    cp.validate()
+        .map_err(|e| ScenarioError::new("cc.bcn.cp", "these parameters", e))?;
+    if rp.gd * cp.fb_max_pages >= 1.0 {
+        return Err(ScenarioError::new(
+            "cc.bcn.rp.gd",
+            format!("{}", rp.gd),
+            format!(
+                "a decrease gain with gd * fb_max < 1, i.e. below {:.6e} (cc.bcn.cp.fb_max = {} \
+                 pages): a negative BCN multiplies the rate by 1 + gd*Fb >= 1 - gd*fb_max, \
+                 which would not be positive",
+                1.0 / cp.fb_max_pages,
+                cp.fb_max_pages
+            ),
+        ));
+    }
+    for f in &sc.flows {
+        let line = sc.links[f.path[0] / 2].rate_bps;
+        for (key, r) in [("r_min", rp.r_min_bps), ("min_rate", rp.min_rate_bps)] {
+            if r > line {
+                return Err(ScenarioError::new(
+                    format!("cc.bcn.rp.{key}"),
+                    format!("{:?}", units::fmt_rate(r)),
+                    format!(
+                        "a rate up to the line rate {} of flow {:?}",
+                        units::fmt_rate(line),
+                        f.name
+                    ),
+                ));
+            }
+        }
+        let mut p = rp.clone();
+        p.line_rate_bps = line;
+        p.validate(cp.fb_max_pages)
+            .map_err(|e| ScenarioError::new("cc.bcn.rp", "these parameters", e))?;
+    }
+    Ok(())
 }
 
 /// Qeq must lie below the buffer of every port that runs a CP.

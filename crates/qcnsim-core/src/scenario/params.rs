@@ -3,6 +3,7 @@
 //! parameter reference (`qcnsim params`, docs/parameters.md) all come from this table.
 
 use super::reader::{Res, TableReader};
+use crate::proto::bcn::{BcnCpParams, BcnRpParams, SevereCheck};
 use crate::proto::qcn_ba::BaParams;
 use crate::proto::qcn_cp::CpParams;
 use crate::proto::qcn_rp::{Fb99Step, HaiMode, RpParams};
@@ -39,7 +40,11 @@ const BA: &str = "cc.qcn.ba";
 const SONAR: &str = "cc.qcn.sonar";
 const PUSHBACK: &str = "cc.qcn.pushback";
 const TRP: &str = "QCN transient-response proposals (mechanisms.md §3)";
+const BCP: &str = "cc.bcn.cp";
+const BRP: &str = "cc.bcn.rp";
 const MIB: &str = "IEEE 802.1Q MIB (IEEE8021-CN-MIB)";
+const STUDY: &str = "BCN calibration study (mechanisms.md §5)";
+const X82598: &str = "Intel 82598 bcn_config (reference.md §4)";
 const PC: &str = "QCN pseudo code v2.x";
 
 pub static PARAMS: &[ParamSpec] = &[
@@ -84,6 +89,27 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: PUSHBACK, key: "enabled", kind: Kind::Bool, default: "false", source: TRP, help: "Path-based push-back: CPs sample for both signs of Fb and send Fb99 when Fb >= 0 and BA = 0; the RP's recovery timer (period pushback.timer) restarts on every CNM and Fb99, and Fb99 steps the RP back one cycle." },
     ParamSpec { section: PUSHBACK, key: "timer", kind: Kind::Time { min: 1 }, default: "5ms", source: TRP, help: "Recovery timer T of the push-back RP (5 ms or 7 ms in the reference runs); replaces cc.qcn.rp.timer and timer_after_frt while push-back is on." },
     ParamSpec { section: PUSHBACK, key: "step_back", kind: Kind::Choice(&["both", "byte_counter", "timer"]), default: "both", source: "interpretation (mechanisms.md §3)", help: "Stage counters one Fb99 decrements by one (not below zero): both, si_count only, or timer_scount only." },
+    ParamSpec { section: BCP, key: "q_eq", kind: Kind::Bytes { min: 64, max: u32::MAX as u64 }, default: "24000B", source: STUDY, help: "Qeq, the equilibrium queue of the BCN CP (the study: 375 pages of 64 B)." },
+    ParamSpec { section: BCP, key: "w", kind: Kind::Float { min: 0.0, max: 64.0 }, default: "2.0", source: STUDY, help: "W, the weight of Qdelta in Fb = -(Qoff + W*Qdelta)." },
+    ParamSpec { section: BCP, key: "page", kind: Kind::Bytes { min: 1, max: 65536 }, default: "64B", source: "interpretation (mechanisms.md §5: Fb in 64-byte pages)", help: "The unit of Fb: Fb = -(Qoff + W*Qdelta) / page. Gd, Gi and fb_max are per page." },
+    ParamSpec { section: BCP, key: "sample_window", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150KB", source: STUDY, help: "Mean number of bytes enqueued between two samples; the frame that takes the countdown below zero is sampled." },
+    ParamSpec { section: BCP, key: "sample_jitter", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "5KB", source: STUDY, help: "Each sampling interval is sample_window + U(-sample_jitter, +sample_jitter); must be below sample_window." },
+    ParamSpec { section: BCP, key: "fb_max", kind: Kind::Float { min: 1e-3, max: 1e9 }, default: "q_eq*(2w+1)/page (1875)", source: "interpretation (mechanisms.md §5: Gd*|Fb| must stay below 1)", help: "|Fb| saturates at fb_max pages (the range of the message's feedback field); the default is the QCN quantiser's range Qeq*(2W+1)." },
+    ParamSpec { section: BCP, key: "q_sc", kind: Kind::Bytes { min: 1, max: 1 << 40 }, default: "off", source: STUDY, help: "Qsc: a queue above it sends BCN(0,0) (severe congestion) to the source; \"off\" sends none (data set 3 of the study uses 112.5KB)." },
+    ParamSpec { section: BCP, key: "severe_check", kind: Kind::Choice(&["sample", "every_frame"]), default: "sample", source: "interpretation", help: "Compare Q with Qsc at sample instants only (instead of the Fb message), or on every enqueued frame." },
+    ParamSpec { section: BRP, key: "gi", kind: Kind::Float { min: 0.0, max: 1e6 }, default: "0.53", source: STUDY, help: "Gi, the increase gain: positive BCN R <- min(R + Gi*Fb*Ru, line rate)." },
+    ParamSpec { section: BRP, key: "gd", kind: Kind::Float { min: 0.0, max: 1.0 }, default: "0.00026", source: STUDY, help: "Gd, the decrease gain: negative BCN R <- max(R*(1 + Gd*Fb), min_rate); gd*fb_max must be below 1." },
+    ParamSpec { section: BRP, key: "ru", kind: Kind::Rate, default: "1Mbps", source: STUDY, help: "Ru, the rate unit of the increase." },
+    ParamSpec { section: BRP, key: "min_rate", kind: Kind::Rate, default: "5Mbps", source: "interpretation (mechanisms.md §5 Rmin_dec; value by analogy with QCN rpgMinRate)", help: "Lowest rate a negative BCN may bring the regulator to." },
+    ParamSpec { section: BRP, key: "r_min", kind: Kind::Rate, default: "1Gbps", source: STUDY, help: "Rmin, the severe-congestion restart rate: a BCN(0,0) sets R <- Rmin (82598 rp_rmin)." },
+    ParamSpec { section: BRP, key: "t_max", kind: Kind::Time { min: 0 }, default: "0s", source: X82598, help: "Tmax: after a BCN(0,0) the regulator sends nothing for U(0, Tmax), then restarts at Rmin; 0s = no back-off (the study)." },
+    ParamSpec { section: BRP, key: "drift", kind: Kind::Bool, default: "false", source: STUDY, help: "Drift: R <- min(R + drift_rate, line rate) every drift_interval without BCN messages (the study disables it)." },
+    ParamSpec { section: BRP, key: "drift_interval", kind: Kind::Time { min: 1 }, default: "1ms", source: "interpretation (placeholder; 82598 rp_td, default not published)", help: "Td, the drift interval; restarted by every BCN message." },
+    ParamSpec { section: BRP, key: "drift_rate", kind: Kind::Rate, default: "1Mbps", source: "interpretation (placeholder; 82598 rp_rd, default not published)", help: "Rd, the drift increase per interval." },
+    ParamSpec { section: BRP, key: "check_cpid", kind: Kind::Bool, default: "true", source: "interpretation (reference.md §4)", help: "Apply a positive BCN only if its CPID is the regulator's tag (a tag may change while the message travels)." },
+    ParamSpec { section: BRP, key: "release_at_line_rate", kind: Kind::Bool, default: "true", source: "interpretation (reference.md §4 drift note)", help: "Release the regulator (untagged, unlimited) when R reaches the line rate." },
+    ParamSpec { section: BRP, key: "rl_queue", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150KB", source: STUDY, help: "Capacity of each flow's rate-limiter queue; frames beyond it are dropped at the source and counted." },
+    ParamSpec { section: BRP, key: "rl_burst", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "one frame of the flow", source: "mechanisms.md §4", help: "Token-bucket depth of the rate limiter (as cc.qcn.rp.rl_burst)." },
 ];
 
 pub fn spec(section: &str, key: &str) -> &'static ParamSpec {
@@ -204,7 +230,86 @@ pub fn read_rp(t: &mut TableReader) -> Res<(RpParams, u64, Option<u64>)> {
     p.start_active = read_bool(t, spec(RP, "start_active"))?;
     p.timer_enabled = read_bool(t, spec(RP, "timer_enabled"))?;
     let rl_queue = read_bytes(t, spec(RP, "rl_queue"))?;
-    let burst = t.opt_bytes(spec(RP, "rl_burst").key)?;
+    let burst = read_burst(t)?;
+    Ok((p, rl_queue, burst))
+}
+
+/// Read `cc.bcn.cp`.
+pub fn read_bcn_cp(t: &mut TableReader) -> Res<BcnCpParams> {
+    let mut p = BcnCpParams::study();
+    p.q_eq_bytes = read_bytes(t, spec(BCP, "q_eq"))?;
+    p.w = read_f64(t, spec(BCP, "w"))?;
+    p.page_bytes = read_bytes(t, spec(BCP, "page"))?;
+    p.sample_window_bytes = read_bytes(t, spec(BCP, "sample_window"))?;
+    p.sample_jitter_bytes = read_bytes(t, spec(BCP, "sample_jitter"))?;
+    if p.sample_jitter_bytes >= p.sample_window_bytes {
+        return Err(t.err(
+            "sample_jitter",
+            format!("\"{}B\"", p.sample_jitter_bytes),
+            format!(
+                "a jitter below sample_window ({}B), so every interval stays above zero",
+                p.sample_window_bytes
+            ),
+        ));
+    }
+    let fb = spec(BCP, "fb_max");
+    p.fb_max_pages = if t.has(fb.key) {
+        let Kind::Float { min, max } = fb.kind else {
+            unreachable!()
+        };
+        t.f64_in(fb.key, 0.0, min, max)?
+    } else {
+        let v = BcnCpParams::default_fb_max_pages(p.q_eq_bytes, p.w, p.page_bytes);
+        t.put(fb.key, serde_json::json!(v));
+        v
+    };
+    let sc = spec(BCP, "q_sc");
+    let Kind::Bytes { min, max } = sc.kind else {
+        unreachable!()
+    };
+    let allowed = format!("\"off\" or a size from {min}B to {max}B (e.g. \"112.5KB\")");
+    p.q_sc_bytes = match t.raw(sc.key) {
+        None => None,
+        Some(toml::Value::String(s)) if s == "off" => None,
+        Some(toml::Value::String(s)) => match units::parse_bytes(s) {
+            Ok(v) if (min..=max).contains(&v) => Some(v),
+            _ => return Err(t.err(sc.key, format!("{s:?}"), allowed)),
+        },
+        Some(v) => return Err(t.err(sc.key, super::reader::show(v), allowed)),
+    };
+    t.put(
+        sc.key,
+        serde_json::Value::String(p.q_sc_bytes.map_or("off".into(), |v| format!("{v}B"))),
+    );
+    p.severe_check = match read_choice(t, spec(BCP, "severe_check"))?.as_str() {
+        "every_frame" => SevereCheck::EveryFrame,
+        _ => SevereCheck::Sample,
+    };
+    Ok(p)
+}
+
+/// Read `cc.bcn.rp`: the regulator parameters (line rate filled in per flow later), the
+/// rate-limiter queue size and the token-bucket depth.
+pub fn read_bcn_rp(t: &mut TableReader) -> Res<(BcnRpParams, u64, Option<u64>)> {
+    let mut p = BcnRpParams::study(10e9);
+    p.gi = read_f64(t, spec(BRP, "gi"))?;
+    p.gd = read_f64(t, spec(BRP, "gd"))?;
+    p.ru_bps = read_rate(t, spec(BRP, "ru"))?;
+    p.min_rate_bps = read_rate(t, spec(BRP, "min_rate"))?;
+    p.r_min_bps = read_rate(t, spec(BRP, "r_min"))?;
+    p.t_max_ps = read_time(t, spec(BRP, "t_max"))?;
+    p.drift = read_bool(t, spec(BRP, "drift"))?;
+    p.drift_interval_ps = read_time(t, spec(BRP, "drift_interval"))?;
+    p.drift_rate_bps = read_rate(t, spec(BRP, "drift_rate"))?;
+    p.check_cpid = read_bool(t, spec(BRP, "check_cpid"))?;
+    p.release_at_line_rate = read_bool(t, spec(BRP, "release_at_line_rate"))?;
+    let rl_queue = read_bytes(t, spec(BRP, "rl_queue"))?;
+    let burst = read_burst(t)?;
+    Ok((p, rl_queue, burst))
+}
+
+fn read_burst(t: &mut TableReader) -> Res<Option<u64>> {
+    let burst = t.opt_bytes("rl_burst")?;
     if let Some(b) = burst {
         if b < 64 {
             return Err(t.err("rl_burst", format!("\"{b}B\""), "a depth of at least 64B"));
@@ -212,7 +317,7 @@ pub fn read_rp(t: &mut TableReader) -> Res<(RpParams, u64, Option<u64>)> {
     } else {
         t.put("rl_burst", serde_json::Value::String("one frame".into()));
     }
-    Ok((p, rl_queue, burst))
+    Ok(burst)
 }
 
 /// `[cc.qcn.ba]`: (enabled, parameters).

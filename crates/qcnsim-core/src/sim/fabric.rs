@@ -42,7 +42,7 @@ impl<'a> Sim<'a> {
             } else {
                 f.net_drops += 1;
             }
-            if self.rec.rec_drop {
+            if self.rec.wants(REC_DROP) {
                 self.rec.event(EvRec {
                     t: now,
                     kind: REC_DROP,
@@ -66,14 +66,7 @@ impl<'a> Sim<'a> {
         let port = &self.ports[pi];
         if port.cp != NONE {
             let qb = port.q_bytes;
-            let cp = &mut self.cps[port.cp as usize];
-            if let Some(s) = cp.on_enqueue(&self.sc.qcn.cp, qb, size) {
-                if s.sends_cnm() && self.cnm_wanted(pi, pkt, &s) {
-                    self.send_cnm(pi, flow, s.qntz_fb);
-                } else if self.tr.pushback && !s.sends_cnm() {
-                    self.pushback_sample(pi, flow);
-                }
-            }
+            self.cp_enqueue(pi, pkt, qb, size);
         }
         self.kick(pi);
     }

@@ -16,14 +16,18 @@ use crate::api::{ColumnData, RunError, RunOutput, Table};
 use crate::engine::rng::kinds;
 use crate::engine::{EventQueue, LazyTimer, Popped, Rng, StreamId};
 use crate::net::TokenBucket;
+use crate::proto::bcn::{BcnCp, BcnRp};
 use crate::proto::multicast::{McFeedback, NO_CPID};
 use crate::proto::qcn_cp::Cp;
-use crate::proto::qcn_rp::{Rp, RpOutput, RpParams, TimerCmd};
+use crate::proto::qcn_rp::{Rp, RpOutput, TimerCmd};
 use crate::scenario::{Capacity, CcMode, NodeKind, Routes, Scenario, Traffic};
 use crate::units::{self, round_ps, SimTime};
+use cm::{CpState, Reaction};
 use std::collections::VecDeque;
 use std::time::Instant;
 
+mod bcn;
+mod cm;
 mod fabric;
 mod multicast;
 mod output;
@@ -87,7 +91,12 @@ enum Ev {
 }
 
 const KIND_DATA: u8 = 0;
+/// QCN congestion notification message (payload qntzFb).
 const KIND_CNM: u8 = 1;
+/// BCN message with feedback (payload Fb in bytes: < 0 negative, > 0 positive).
+const KIND_BCN: u8 = 2;
+/// BCN(0,0), severe congestion (payload 0).
+const KIND_BCN0: u8 = 3;
 
 #[derive(Clone, Copy, Default)]
 struct Pkt {
@@ -97,9 +106,11 @@ struct Pkt {
     /// Data: index into the flow's path of the port it is queued at / was sent from.
     hop: u16,
     kind: u8,
-    /// CNM: quantised feedback. Data frame of a representative-feedback flow: F̂b.
-    qntz: u8,
-    /// CNM: CPID of the CP that sent it. Data frame: the representative CPID (NONE = unset).
+    /// Feedback messages: the payload (see sim/cm.rs for each kind; QCN CNM: qntzFb). Data
+    /// frame of a representative-feedback flow: F̂b.
+    fb: i32,
+    /// Feedback messages: CPID of the CP that sent it (its port index). Data frame: the CPID tag
+    /// of the BCN regulator that limits it, or the representative CPID (NO_CPID = unset).
     cpid: u32,
     /// Control frames: destination node, and the node currently holding the frame.
     dst: u32,
@@ -140,6 +151,8 @@ struct Port {
     drop_frames: u64,
     drop_bytes: u64,
     cnm_sent: u64,
+    /// BCN messages sent by this port's CP: negative, positive, BCN(0,0).
+    bcn_sent: [u64; 3],
     max_q_bytes: u64,
     /// Integral of the queue length over time, byte·ps.
     q_area: u128,
@@ -180,8 +193,7 @@ struct Flow {
     gen_lazy: bool,
     gen_bytes: u64,
     // rate limiter / reaction point
-    rp: Option<Rp>,
-    rpp: RpParams,
+    rp: Option<Reaction>,
     rl_q: VecDeque<u32>,
     rl_q_bytes: u64,
     rl_cap: u64,
@@ -212,6 +224,8 @@ struct Flow {
     rep_fb: bool,
     /// SONAR and push-back state and counters.
     tx: transient::FlowTransient,
+    /// BCN messages received: negative, positive, BCN(0,0).
+    bcn_rx: [u64; 3],
 }
 
 #[derive(Clone, Copy)]
@@ -233,6 +247,10 @@ const REC_ECHO_RX: u8 = 6;
 const REC_SHORT_FUSE: u8 = 7;
 const REC_FB99_SENT: u8 = 8;
 const REC_FB99_RX: u8 = 9;
+const REC_BCN_SENT: u8 = 10;
+const REC_BCN_RX: u8 = 11;
+const REC_BCN0_SENT: u8 = 12;
+const REC_BCN0_RX: u8 = 13;
 /// Event kind names, indexed by the REC_* codes (the scenario's `metrics.events` choices).
 const REC_KIND_NAMES: &[&str] = crate::scenario::EVENT_KINDS;
 /// Events located at a host (the `node` column names the host, not a port).
@@ -240,7 +258,9 @@ const REC_AT_HOST: u32 = 1 << REC_CNM_RX
     | 1 << REC_SPECIAL_SENT
     | 1 << REC_ECHO_RX
     | 1 << REC_SHORT_FUSE
-    | 1 << REC_FB99_RX;
+    | 1 << REC_FB99_RX
+    | 1 << REC_BCN_RX
+    | 1 << REC_BCN0_RX;
 
 struct Recorder {
     nbins: usize,
@@ -261,14 +281,16 @@ struct Recorder {
     events: Vec<EvRec>,
     max_events: usize,
     events_dropped: u64,
-    rec_cnm_sent: bool,
-    rec_cnm_rx: bool,
-    rec_drop: bool,
     /// Bit k set: record events of kind k.
     mask: u32,
 }
 
 impl Recorder {
+    #[inline]
+    fn wants(&self, kind: u8) -> bool {
+        self.mask & (1 << kind) != 0
+    }
+
     #[inline]
     fn event(&mut self, r: EvRec) {
         if self.events.len() < self.max_events {
@@ -288,7 +310,7 @@ pub struct Sim<'a> {
     free: Vec<u32>,
     ports: Vec<Port>,
     flows: Vec<Flow>,
-    cps: Vec<Cp>,
+    cps: Vec<CpState>,
     routes: Routes,
     rec: Recorder,
     events: u64,
@@ -304,6 +326,7 @@ impl<'a> Sim<'a> {
     pub fn new(sc: &'a Scenario, seed: u64) -> Sim<'a> {
         let routes = Routes::compute(sc);
         let qcn = sc.cc == CcMode::Qcn;
+        let bcn = sc.cc == CcMode::Bcn;
         let mut cps = Vec::new();
         let mut rec = Recorder {
             nbins: (sc.duration / sc.metrics.throughput_bin) as usize + 1,
@@ -324,9 +347,6 @@ impl<'a> Sim<'a> {
             events: Vec::new(),
             max_events: sc.metrics.max_event_rows,
             events_dropped: 0,
-            rec_cnm_sent: sc.metrics.record_cnm_sent,
-            rec_cnm_rx: sc.metrics.record_cnm_received,
-            rec_drop: sc.metrics.record_drops,
             mask: sc.metrics.record_mask,
         };
         let mut ports = Vec::with_capacity(sc.n_ports());
@@ -336,10 +356,16 @@ impl<'a> Sim<'a> {
             let peer_is_switch = sc.nodes[to].kind == NodeKind::Switch;
             let prop = link.delay + link.extra_delay;
             let cp = if qcn && sc.qcn.cp_ports[p] {
-                cps.push(Cp::new(
+                cps.push(CpState::Qcn(Cp::new(
                     &sc.qcn.cp,
                     Rng::stream(seed, StreamId::new(kinds::CP, p as u32, 0)),
-                ));
+                )));
+                (cps.len() - 1) as u32
+            } else if bcn && sc.bcn.cp_ports[p] {
+                cps.push(CpState::Bcn(BcnCp::new(
+                    &sc.bcn.cp,
+                    Rng::stream(seed, StreamId::new(kinds::BCN_CP, p as u32, 0)),
+                )));
                 (cps.len() - 1) as u32
             } else {
                 NONE
@@ -382,6 +408,7 @@ impl<'a> Sim<'a> {
                 drop_frames: 0,
                 drop_bytes: 0,
                 cnm_sent: 0,
+                bcn_sent: [0; 3],
                 max_q_bytes: 0,
                 q_area: 0,
                 q_last_t: 0,
@@ -400,12 +427,32 @@ impl<'a> Sim<'a> {
                 rpp.feedback = sc.qcn.multicast_feedback;
             }
             let rep_fb = qcn && rpp.feedback == McFeedback::Representative;
-            let rp = qcn.then(|| {
-                Rp::new(
-                    &rpp,
-                    Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0)),
-                )
-            });
+            let rp = if qcn {
+                Some(Reaction::Qcn {
+                    rp: Rp::new(
+                        &rpp,
+                        Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0)),
+                    ),
+                    p: rpp,
+                })
+            } else if bcn {
+                let mut p = sc.bcn.rp.clone();
+                p.line_rate_bps = nic_rate;
+                Some(Reaction::Bcn {
+                    rp: BcnRp::new(
+                        &p,
+                        Rng::stream(seed, StreamId::new(kinds::BCN_RP, i as u32, 0)),
+                    ),
+                    p,
+                })
+            } else {
+                None
+            };
+            let (rl_cap, rl_burst) = if bcn {
+                (sc.bcn.rl_queue_bytes, sc.bcn.rl_burst_bytes)
+            } else {
+                (sc.qcn.rl_queue_bytes, sc.qcn.rl_burst_bytes)
+            };
             let slot_ps = units::tx_time_f(f.frame_bytes as u64, nic_rate);
             flows.push(Flow {
                 src: f.src as u32,
@@ -427,16 +474,15 @@ impl<'a> Sim<'a> {
                 rp,
                 rl_q: VecDeque::new(),
                 rl_q_bytes: 0,
-                rl_cap: sc.qcn.rl_queue_bytes,
+                rl_cap,
                 bucket: TokenBucket::new(
                     nic_rate,
-                    sc.qcn.rl_burst_bytes.unwrap_or(f.frame_bytes as u64) as f64,
+                    rl_burst.unwrap_or(f.frame_bytes as u64) as f64,
                     0,
                 ),
                 rl_timer: LazyTimer::default(),
                 rp_timer: LazyTimer::default(),
                 cbr_gap_ps: f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps,
-                rpp,
                 gen_frames: 0,
                 sent_frames: 0,
                 sent_bytes: 0,
@@ -452,6 +498,7 @@ impl<'a> Sim<'a> {
                 mc: NONE,
                 rep_fb,
                 tx: Default::default(),
+                bcn_rx: [0; 3],
             });
         }
 
@@ -502,7 +549,7 @@ impl<'a> Sim<'a> {
             }
             let f = &mut sim.flows[i];
             if let Some(rp) = f.rp.as_mut() {
-                let out = rp.start(&f.rpp, start);
+                let out = rp.start(start);
                 sim.rp_output(i, out, start);
             }
         }
@@ -512,7 +559,7 @@ impl<'a> Sim<'a> {
         if !sim.rec.queue_ports.is_empty() {
             sim.q.push(0, Ev::SampleQueues);
         }
-        if qcn && !sim.flows.is_empty() {
+        if sc.cc != CcMode::None && !sim.flows.is_empty() {
             sim.q.push(0, Ev::SampleRates);
         }
         sim
@@ -578,7 +625,7 @@ impl<'a> Sim<'a> {
                 match f.rp_timer.popped(self.now, gen) {
                     Popped::Fire => {
                         if let Some(rp) = f.rp.as_mut() {
-                            let out = rp.on_timer(&f.rpp, self.now);
+                            let out = rp.on_timer(self.now);
                             self.rp_output(flow as usize, out, self.now);
                         }
                     }
@@ -612,7 +659,11 @@ impl<'a> Sim<'a> {
                     if let Some(rp) = &f.rp {
                         self.rec.r_t.push(t as i64);
                         self.rec.r_flow.push(i as u32);
-                        self.rec.r_cr.push(rp.current_rate());
+                        // a regulator held by a BCN(0,0) back-off sends nothing
+                        let held = rp.hold_until() > t;
+                        self.rec
+                            .r_cr
+                            .push(if held { 0.0 } else { rp.current_rate() });
                         self.rec.r_tr.push(rp.target_rate());
                         self.rec.r_active.push(rp.is_active());
                     }

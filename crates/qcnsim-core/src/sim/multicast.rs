@@ -130,9 +130,9 @@ impl<'a> Sim<'a> {
     #[inline]
     pub(super) fn mc_stamp(&mut self, fi: usize, pkt: u32) {
         let f = &self.flows[fi];
-        if let Some(rp) = f.rp.as_ref() {
+        if let Some(Reaction::Qcn { rp, .. }) = f.rp.as_ref() {
             let p = &mut self.pkts[pkt as usize];
-            p.qntz = rp.fb_hat();
+            p.fb = rp.fb_hat() as i32;
             p.cpid = rp.rep_cpid();
         }
     }
@@ -144,7 +144,7 @@ impl<'a> Sim<'a> {
     pub(super) fn cnm_wanted(&self, pi: usize, pkt: u32, s: &CpSample) -> bool {
         let pk = &self.pkts[pkt as usize];
         !self.flows[pk.flow as usize].rep_fb
-            || s.sends_cnm_representative(pi as u32, pk.qntz, pk.cpid)
+            || s.sends_cnm_representative(pi as u32, pk.fb as u8, pk.cpid)
     }
 
     /// Take the counters at an edge of the statistics window.

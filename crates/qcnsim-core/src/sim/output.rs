@@ -293,6 +293,18 @@ impl<'a> Sim<'a> {
                         ColumnData::I64(fl.iter().map(|f| f.tx.fb99_rx as i64).collect()),
                     )
                     .col(
+                        "bcn_negative_received",
+                        ColumnData::I64(fl.iter().map(|f| f.bcn_rx[0] as i64).collect()),
+                    )
+                    .col(
+                        "bcn_positive_received",
+                        ColumnData::I64(fl.iter().map(|f| f.bcn_rx[1] as i64).collect()),
+                    )
+                    .col(
+                        "bcn0_received",
+                        ColumnData::I64(fl.iter().map(|f| f.bcn_rx[2] as i64).collect()),
+                    )
+                    .col(
                         "fct_ps",
                         ColumnData::I64(
                             fl.iter()
@@ -357,6 +369,18 @@ impl<'a> Sim<'a> {
                     .col(
                         "cnm_sent",
                         ColumnData::I64(ps.iter().map(|p| p.cnm_sent as i64).collect()),
+                    )
+                    .col(
+                        "bcn_negative_sent",
+                        ColumnData::I64(ps.iter().map(|p| p.bcn_sent[0] as i64).collect()),
+                    )
+                    .col(
+                        "bcn_positive_sent",
+                        ColumnData::I64(ps.iter().map(|p| p.bcn_sent[1] as i64).collect()),
+                    )
+                    .col(
+                        "bcn0_sent",
+                        ColumnData::I64(ps.iter().map(|p| p.bcn_sent[2] as i64).collect()),
                     )
                     .col(
                         "max_qlen_bytes",

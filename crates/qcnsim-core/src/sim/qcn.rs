@@ -1,74 +1,28 @@
-//! QCN feedback: CNMs from congestion points to reaction points.
+//! QCN glue on the shared congestion-management interface (sim/cm.rs): the CP hook sends a CNM
+//! (`KIND_CNM`, payload qntzFb, the CP's CPID) when the sampled feedback quantises above 0 (and,
+//! with representative multicast feedback, only as the representative: `cnm_wanted`), and the
+//! RP reacts with `Rp::on_cnm_from`. The rules are in proto/qcn_cp.rs and proto/qcn_rp.rs; the
+//! transient-response messages (echo, Fb99) are in sim/transient.rs.
 
+use super::cm::CpState;
 use super::*;
 
 impl<'a> Sim<'a> {
-    // ---------------------------------------------------------------- QCN feedback
-
-    pub(super) fn send_cnm(&mut self, cp_port: usize, flow: u32, qntz: u8) {
-        let now = self.now;
-        let sw = self.ports[cp_port].node as usize;
-        let src = self.flows[flow as usize].src;
-        let Some(out) = self.routes.next(sw, src as usize) else {
+    /// The QCN CP of port `pi` (CP slot `cpi`) sees data frame `pkt`: at a sample instant
+    /// with qntzFb > 0 a CNM goes to the frame's source (with push-back, a sample without a
+    /// CNM may send an Fb99 instead).
+    #[inline]
+    pub(super) fn qcn_cp_enqueue(&mut self, pi: usize, cpi: usize, pkt: u32, qlen: u64, size: u32) {
+        let CpState::Qcn(cp) = &mut self.cps[cpi] else {
             return;
         };
-        self.ports[cp_port].cnm_sent += 1;
-        if self.rec.rec_cnm_sent {
-            self.rec.event(EvRec {
-                t: now,
-                kind: REC_CNM_SENT,
-                node: cp_port as u32,
-                flow,
-                value: qntz as i64,
-            });
-        }
-        let pkt = self.alloc(Pkt {
-            born: now,
-            size: self.sc.qcn.cnm_bytes,
-            flow,
-            hop: 0,
-            kind: KIND_CNM,
-            qntz,
-            cpid: cp_port as u32,
-            dst: src,
-            at: sw as u32,
-            special: false,
-        });
-        self.enqueue_ctrl(out, pkt);
-    }
-
-    pub(super) fn on_host_control(&mut self, pkt: u32) {
-        let pk = self.pkts[pkt as usize];
-        self.release(pkt);
-        if pk.kind != KIND_CNM {
-            self.transient_control(pk);
-            return;
-        }
-        let fi = pk.flow as usize;
-        let now = self.now;
-        let f = &mut self.flows[fi];
-        f.cnm_rx += 1;
-        if self.rec.rec_cnm_rx {
-            self.rec.event(EvRec {
-                t: now,
-                kind: REC_CNM_RX,
-                node: f.src,
-                flow: pk.flow,
-                value: pk.qntz as i64,
-            });
-        }
-        if let Some(rp) = f.rp.as_mut() {
-            let was_active = rp.is_active();
-            let out = rp.on_cnm_from(&f.rpp, now, pk.qntz, pk.cpid);
-            if !was_active && rp.is_active() {
-                // a newly allocated rate limiter starts with a full bucket
-                f.bucket.set_rate(now, rp.current_rate());
-                f.bucket.fill(now);
+        if let Some(s) = cp.on_enqueue(&self.sc.qcn.cp, qlen, size) {
+            let flow = self.pkts[pkt as usize].flow;
+            if s.sends_cnm() && self.cnm_wanted(pi, pkt, &s) {
+                self.send_feedback(pi, flow, KIND_CNM, s.qntz_fb as i32);
+            } else if self.tr.pushback && !s.sends_cnm() {
+                self.pushback_sample(pi, flow);
             }
-            self.rp_output(fi, out, now);
-        }
-        if self.flows[fi].tx.sonar_on() {
-            self.sonar_on_cnm(fi);
         }
     }
 }

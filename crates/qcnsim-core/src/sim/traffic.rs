@@ -41,7 +41,7 @@ impl<'a> Sim<'a> {
             flow: fi as u32,
             hop: 0,
             kind: KIND_DATA,
-            qntz: 0,
+            fb: 0,
             cpid: NO_CPID,
             dst: 0,
             at: 0,
@@ -88,6 +88,12 @@ impl<'a> Sim<'a> {
         f.rp.as_ref().is_some_and(|rp| rp.is_active())
     }
 
+    /// No frame leaves the rate limiter before this time (a BCN(0,0) back-off; 0 = none).
+    #[inline]
+    pub(super) fn rl_hold(f: &Flow) -> SimTime {
+        f.rp.as_ref().map_or(0, |rp| rp.hold_until())
+    }
+
     /// A new frame from the source enters the flow's rate limiter.
     pub(super) fn rl_offer(&mut self, fi: usize, pkt: u32) {
         let now = self.now;
@@ -97,7 +103,7 @@ impl<'a> Sim<'a> {
             self.hand_to_nic(fi, pkt);
             return;
         }
-        if f.rl_q.is_empty() && f.bucket.try_take(now, size) {
+        if f.rl_q.is_empty() && Self::rl_hold(f) <= now && f.bucket.try_take(now, size) {
             self.leave_rl(fi, pkt, true);
             return;
         }
@@ -130,7 +136,10 @@ impl<'a> Sim<'a> {
             f.rl_timer.cancel();
             return;
         };
-        let at = f.bucket.ready_at(now, self.pkts[head as usize].size);
+        let at = f
+            .bucket
+            .ready_at(now, self.pkts[head as usize].size)
+            .max(Self::rl_hold(f));
         self.arm_rl(fi, at);
     }
 
@@ -179,13 +188,16 @@ impl<'a> Sim<'a> {
     pub(super) fn leave_rl(&mut self, fi: usize, pkt: u32, rl_empty: bool) {
         let now = self.now;
         let size = self.pkts[pkt as usize].size;
+        if let Some(rp) = self.flows[fi].rp.as_ref() {
+            self.pkts[pkt as usize].cpid = rp.tag();
+        }
         if self.flows[fi].tx.sonar_on() {
             self.sonar_on_send(fi, pkt);
         }
         self.hand_to_nic(fi, pkt);
         let f = &mut self.flows[fi];
         if let Some(rp) = f.rp.as_mut() {
-            let out = rp.on_frame_sent(&f.rpp, now, size, rl_empty);
+            let out = rp.on_frame_sent(now, size, rl_empty);
             self.rp_output(fi, out, now);
         }
     }

@@ -348,15 +348,15 @@ impl<'a> Sim<'a> {
                 let src = f.src;
                 self.record(REC_SHORT_FUSE, src, fi as u32, false_alarm as i64);
                 let f = &mut self.flows[fi];
-                if let Some(rp) = f.rp.as_mut() {
-                    let out = rp.sonar_short_fuse(&f.rpp);
+                if let Some(Reaction::Qcn { rp, p }) = f.rp.as_mut() {
+                    let out = rp.sonar_short_fuse(p);
                     self.rp_output(fi, out, now);
                 }
             }
             SonarAction::HaiTick => {
                 let f = &mut self.flows[fi];
-                if let Some(rp) = f.rp.as_mut() {
-                    let out = rp.sonar_hai_tick(&f.rpp);
+                if let Some(Reaction::Qcn { rp, p }) = f.rp.as_mut() {
+                    let out = rp.sonar_hai_tick(p);
                     self.rp_output(fi, out, now);
                 }
             }
@@ -381,8 +381,8 @@ impl<'a> Sim<'a> {
             }
             KIND_FB99 => {
                 f.tx.fb99_rx += 1;
-                if let Some(rp) = f.rp.as_mut() {
-                    let out = rp.on_fb99(&f.rpp, now);
+                if let Some(Reaction::Qcn { rp, p }) = f.rp.as_mut() {
+                    let out = rp.on_fb99(p, now);
                     self.rp_output(fi, out, now);
                 }
                 self.record(REC_FB99_RX, src, fi as u32, 0);

@@ -1,0 +1,234 @@
+//! The congestion-management interface shared by every mechanism (QCN, BCN): one copy of the
+//! plumbing, with the mechanism-specific rules in `proto/` and small per-mechanism glue
+//! (`sim/qcn.rs`, `sim/bcn.rs`).
+//!
+//! - **CP hook.** [`Sim::enqueue_data`] calls [`Sim::cp_enqueue`] for every data frame admitted
+//!   to a port that runs a CP ([`CpState`]); the mechanism's CP decides whether to send feedback.
+//! - **Feedback message.** [`Sim::send_feedback`] builds a control frame of a given kind with
+//!   an `i32` payload and the CP's CPID, routes it to the source of the sampled frame through
+//!   the strict-priority control queues, and records it. Payload per kind:
+//!   `KIND_CNM`: qntzFb (1..63); `KIND_BCN`: Fb in bytes (negative or positive; Fb in pages =
+//!   payload / `cc.bcn.page`); `KIND_BCN0`: 0 (BCN(0,0)).
+//! - **Reaction.** [`Sim::on_host_control`] hands a message that reaches its source host to
+//!   the flow's [`Reaction`]; every reaction returns the same [`RpOutput`] (timer command +
+//!   rate changed), applied by [`Sim::rp_output`] to the one per-flow token-bucket rate limiter
+//!   and the one per-flow reaction timer (`Ev::RpTimer`).
+
+use super::*;
+use crate::proto::bcn::{BcnCp, BcnRp, BcnRpParams};
+use crate::proto::qcn_rp::RpParams;
+
+/// The congestion-point state of one CP port.
+pub(super) enum CpState {
+    Qcn(Cp),
+    Bcn(BcnCp),
+}
+
+/// A flow's reaction point: the mechanism's state machine with its (per-flow) parameters.
+pub(super) enum Reaction {
+    Qcn { rp: Rp, p: RpParams },
+    Bcn { rp: BcnRp, p: BcnRpParams },
+}
+
+impl Reaction {
+    /// The rate limiter is allocated (limiting).
+    #[inline]
+    pub(super) fn is_active(&self) -> bool {
+        match self {
+            Reaction::Qcn { rp, .. } => rp.is_active(),
+            Reaction::Bcn { rp, .. } => rp.is_active(),
+        }
+    }
+
+    /// The rate the limiter paces at, bit/s (QCN: CR; BCN: R).
+    #[inline]
+    pub(super) fn current_rate(&self) -> f64 {
+        match self {
+            Reaction::Qcn { rp, .. } => rp.current_rate(),
+            Reaction::Bcn { rp, .. } => rp.rate(),
+        }
+    }
+
+    /// QCN: TR. BCN has one rate: R.
+    pub(super) fn target_rate(&self) -> f64 {
+        match self {
+            Reaction::Qcn { rp, .. } => rp.target_rate(),
+            Reaction::Bcn { rp, .. } => rp.rate(),
+        }
+    }
+
+    /// The CPID tag the flow's data frames carry (NONE when untagged).
+    #[inline]
+    pub(super) fn tag(&self) -> u32 {
+        match self {
+            Reaction::Qcn { .. } => NONE,
+            Reaction::Bcn { rp, .. } => rp.tag(),
+        }
+    }
+
+    /// No frame may leave the rate limiter before this time (0 = no hold).
+    #[inline]
+    pub(super) fn hold_until(&self) -> SimTime {
+        match self {
+            Reaction::Qcn { .. } => 0,
+            Reaction::Bcn { rp, .. } => rp.hold_until(),
+        }
+    }
+
+    pub(super) fn start(&mut self, now: SimTime) -> RpOutput {
+        match self {
+            Reaction::Qcn { rp, p } => rp.start(p, now),
+            Reaction::Bcn { .. } => RpOutput::NONE,
+        }
+    }
+
+    #[inline]
+    pub(super) fn on_frame_sent(&mut self, now: SimTime, bytes: u32, rl_empty: bool) -> RpOutput {
+        match self {
+            Reaction::Qcn { rp, p } => rp.on_frame_sent(p, now, bytes, rl_empty),
+            Reaction::Bcn { .. } => RpOutput::NONE,
+        }
+    }
+
+    pub(super) fn on_timer(&mut self, now: SimTime) -> RpOutput {
+        match self {
+            Reaction::Qcn { rp, p } => rp.on_timer(p, now),
+            Reaction::Bcn { rp, p } => rp.on_timer(p, now),
+        }
+    }
+}
+
+impl<'a> Sim<'a> {
+    /// The CP hook: a data frame `pkt` of `size` bytes was admitted to port `pi`, whose data
+    /// queue now holds `qlen` bytes (including the frame).
+    #[inline]
+    pub(super) fn cp_enqueue(&mut self, pi: usize, pkt: u32, qlen: u64, size: u32) {
+        let cpi = self.ports[pi].cp as usize;
+        match &self.cps[cpi] {
+            CpState::Qcn(_) => self.qcn_cp_enqueue(pi, cpi, pkt, qlen, size),
+            CpState::Bcn(_) => self.bcn_cp_enqueue(pi, cpi, pkt, qlen, size),
+        }
+    }
+
+    /// Send a feedback message of `kind` with `payload` from the CP at `cp_port` to the source
+    /// of `flow`, through the control queues.
+    pub(super) fn send_feedback(&mut self, cp_port: usize, flow: u32, kind: u8, payload: i32) {
+        let now = self.now;
+        let sw = self.ports[cp_port].node as usize;
+        let src = self.flows[flow as usize].src;
+        let Some(out) = self.routes.next(sw, src as usize) else {
+            return;
+        };
+        let (rec_kind, size) = match kind {
+            KIND_CNM => {
+                self.ports[cp_port].cnm_sent += 1;
+                (REC_CNM_SENT, self.sc.qcn.cnm_bytes)
+            }
+            _ => {
+                self.ports[cp_port].bcn_sent[bcn_index(kind, payload)] += 1;
+                (
+                    if kind == KIND_BCN0 {
+                        REC_BCN0_SENT
+                    } else {
+                        REC_BCN_SENT
+                    },
+                    self.sc.bcn.msg_bytes,
+                )
+            }
+        };
+        if self.rec.wants(rec_kind) {
+            self.rec.event(EvRec {
+                t: now,
+                kind: rec_kind,
+                node: cp_port as u32,
+                flow,
+                value: payload as i64,
+            });
+        }
+        let pkt = self.alloc(Pkt {
+            born: now,
+            size,
+            flow,
+            hop: 0,
+            kind,
+            fb: payload,
+            cpid: cp_port as u32,
+            dst: src,
+            at: sw as u32,
+            special: false,
+        });
+        self.enqueue_ctrl(out, pkt);
+    }
+
+    /// A control frame reaches its destination host: count and record it, then let the flow's
+    /// reaction point react, and apply what it asks for.
+    pub(super) fn on_host_control(&mut self, pkt: u32) {
+        let pk = self.pkts[pkt as usize];
+        self.release(pkt);
+        let fi = pk.flow as usize;
+        let now = self.now;
+        let rec_kind = match pk.kind {
+            KIND_CNM => {
+                self.flows[fi].cnm_rx += 1;
+                REC_CNM_RX
+            }
+            KIND_BCN | KIND_BCN0 => {
+                self.flows[fi].bcn_rx[bcn_index(pk.kind, pk.fb)] += 1;
+                if pk.kind == KIND_BCN0 {
+                    REC_BCN0_RX
+                } else {
+                    REC_BCN_RX
+                }
+            }
+            _ => {
+                // the QCN transient-response messages (SONAR echo, push-back Fb99)
+                self.transient_control(pk);
+                return;
+            }
+        };
+        if self.rec.wants(rec_kind) {
+            self.rec.event(EvRec {
+                t: now,
+                kind: rec_kind,
+                node: self.flows[fi].src,
+                flow: pk.flow,
+                value: pk.fb as i64,
+            });
+        }
+        let f = &mut self.flows[fi];
+        let Some(rp) = f.rp.as_mut() else {
+            return;
+        };
+        let was_active = rp.is_active();
+        let out = match rp {
+            Reaction::Qcn { rp, p } if pk.kind == KIND_CNM => {
+                rp.on_cnm_from(p, now, pk.fb as u8, pk.cpid)
+            }
+            Reaction::Bcn { rp, p } if pk.kind != KIND_CNM => {
+                Self::bcn_react(self.sc, rp, p, now, &pk)
+            }
+            _ => RpOutput::NONE,
+        };
+        if !was_active && rp.is_active() {
+            // a newly allocated rate limiter starts with a full bucket
+            f.bucket.set_rate(now, rp.current_rate());
+            f.bucket.fill(now);
+        }
+        self.rp_output(fi, out, now);
+        if pk.kind == KIND_CNM && self.flows[fi].tx.sonar_on() {
+            self.sonar_on_cnm(fi);
+        }
+    }
+}
+
+/// Index into the per-kind BCN counters: 0 negative, 1 positive, 2 BCN(0,0).
+#[inline]
+pub(super) fn bcn_index(kind: u8, payload: i32) -> usize {
+    if kind == KIND_BCN0 {
+        2
+    } else if payload > 0 {
+        1
+    } else {
+        0
+    }
+}
