@@ -65,6 +65,17 @@ OVERRIDE_CASES = [
     ("pushback-step-back-unknown", ["cc.qcn.pushback.step_back=all"], "cc.qcn.pushback.step_back"),
     ("rp-timer-enabled-not-bool", ["cc.qcn.rp.timer_enabled=0"], "cc.qcn.rp.timer_enabled"),
     ("downward-factor-below-one", ["analysis.downward_factor=0.5"], "analysis.downward_factor"),
+    # BCN
+    ("bcn-gd-makes-rate-negative", ["cc.mode=bcn", "cc.bcn.rp.gd=0.001"], "cc.bcn.rp.gd"),
+    ("bcn-qeq-pushes-fb-max", ["cc.mode=bcn", "cc.bcn.cp.q_eq=100KB"], "cc.bcn.rp.gd"),
+    ("bcn-gi-negative", ["cc.bcn.rp.gi=-1"], "cc.bcn.rp.gi"),
+    ("bcn-jitter-above-window", ["cc.bcn.cp.sample_window=10KB", "cc.bcn.cp.sample_jitter=20KB"],
+     "cc.bcn.cp.sample_jitter"),
+    ("bcn-qsc-garbage", ["cc.bcn.cp.q_sc=high"], "cc.bcn.cp.q_sc"),
+    ("bcn-rmin-above-line", ["cc.mode=bcn", "cc.bcn.rp.r_min=20Gbps"], "cc.bcn.rp.r_min"),
+    ("bcn-severe-check-unknown", ["cc.bcn.cp.severe_check=always"], "cc.bcn.cp.severe_check"),
+    ("bcn-detection-off-unknown-switch", ['cc.bcn.detection_off=["sw9"]'], "cc.bcn.detection_off.0"),
+    ("bcn-unknown-key", ["cc.bcn.cp.window=10KB"], "cc.bcn.cp.window"),
 ]
 
 

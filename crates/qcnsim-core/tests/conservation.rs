@@ -87,7 +87,8 @@ struct Net {
     sw_buf: Vec<Buf>,
     nic_buf: Option<Buf>,
     flows: Vec<FlowG>,
-    qcn: bool,
+    /// 0 none, 1 QCN, 2 BCN
+    cc: u8,
     duration_us: u64,
     /// (switch port choice, at per mille, rate per mille)
     sched: Option<(usize, u64, u64)>,
@@ -96,6 +97,8 @@ struct Net {
     rl_queue: u64,
     rl_burst: Option<u64>,
     seed: u64,
+    /// BCN: (sample window, Qsc, back-off Tmax in us)
+    bcn: (u64, Option<u64>, Option<u64>),
 }
 
 fn net() -> impl Strategy<Value = Net> {
@@ -110,7 +113,7 @@ fn net() -> impl Strategy<Value = Net> {
             prop::collection::vec(flow(), 1..=5),
         ),
         (
-            any::<bool>(),
+            0u8..3,
             2_000u64..=20_000,
             prop::option::of((0usize..16, 0u64..1000, 1u64..=1000)),
             1u64..=100,
@@ -118,12 +121,17 @@ fn net() -> impl Strategy<Value = Net> {
             64u64..=150_000,
             prop::option::weighted(0.3, 64u64..=20_000),
             any::<u64>(),
+            (
+                2_000u64..=100_000,
+                prop::option::of(1_000u64..=200_000),
+                prop::option::weighted(0.3, 1u64..=2_000),
+            ),
         ),
     )
         .prop_map(
             |(
                 (n_sw, host_sw, link_mbps, delay_ns, sw_buf, nic_buf, flows),
-                (qcn, duration_us, sched, min_rate_mbps, timer_us, rl_queue, rl_burst, seed),
+                (cc, duration_us, sched, min_rate_mbps, timer_us, rl_queue, rl_burst, seed, bcn),
             )| Net {
                 n_sw,
                 host_sw,
@@ -132,7 +140,7 @@ fn net() -> impl Strategy<Value = Net> {
                 sw_buf,
                 nic_buf,
                 flows,
-                qcn,
+                cc,
                 duration_us,
                 sched,
                 min_rate_mbps,
@@ -140,6 +148,7 @@ fn net() -> impl Strategy<Value = Net> {
                 rl_queue,
                 rl_burst,
                 seed,
+                bcn,
             },
         )
 }
@@ -156,7 +165,11 @@ struct Built {
     max_frame: u64,
     duration_ps: u64,
     min_rate_bps: f64,
-    qcn: bool,
+    /// congestion control on (QCN or BCN)
+    cc: bool,
+    bcn: bool,
+    /// BCN with a BCN(0,0) back-off: a held regulator reports rate 0
+    bcn_backoff: bool,
     /// ports allowed to send CNMs
     cp_ports: HashSet<String>,
 }
@@ -274,10 +287,24 @@ fn build(n: &Net) -> Built {
     writeln!(
         t,
         "[cc]\nmode = \"{}\"\n[cc.qcn.cp]\nq_eq = \"{q_eq}B\"\n[cc.qcn.rp]\nmin_rate = \"{}Mbps\"\ntimer = \"{}us\"\nrl_queue = \"{}B\"",
-        if n.qcn { "qcn" } else { "none" },
+        ["none", "qcn", "bcn"][n.cc as usize],
         n.min_rate_mbps,
         n.timer_us,
         n.rl_queue
+    )
+    .unwrap();
+    if let Some(b) = n.rl_burst {
+        writeln!(t, "rl_burst = \"{b}B\"").unwrap();
+    }
+    let (window, q_sc, t_max) = n.bcn;
+    writeln!(
+        t,
+        "[cc.bcn.cp]\nq_eq = \"{q_eq}B\"\nsample_window = \"{window}B\"\nsample_jitter = \"{}B\"\nfb_max = 1900.0\nq_sc = \"{}\"\n[cc.bcn.rp]\nmin_rate = \"{}Mbps\"\nr_min = \"500Mbps\"\nrl_queue = \"{}B\"\nt_max = \"{}us\"",
+        window / 3,
+        q_sc.map_or("off".to_string(), |b| format!("{b}B")),
+        n.min_rate_mbps,
+        n.rl_queue,
+        t_max.unwrap_or(0),
     )
     .unwrap();
     if let Some(b) = n.rl_burst {
@@ -297,7 +324,9 @@ fn build(n: &Net) -> Built {
         max_frame,
         duration_ps: dur_ps,
         min_rate_bps: n.min_rate_mbps as f64 * 1e6,
-        qcn: n.qcn,
+        cc: n.cc != 0,
+        bcn: n.cc == 2,
+        bcn_backoff: n.cc == 2 && t_max.is_some(),
         cp_ports,
     }
 }
@@ -362,7 +391,7 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
             names[i]
         );
         prop_assert!(rxb[i] <= txb[i]);
-        if !b.qcn {
+        if !b.cc {
             prop_assert_eq!(
                 tx[i],
                 gen[i],
@@ -418,6 +447,15 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
     let ptxb = i64s(pt, "tx_bytes");
     let pdrop = i64s(pt, "drop_frames");
     let pcnm = i64s(pt, "cnm_sent");
+    // BCN messages sent per port (negative + positive + BCN(0,0))
+    let pbcn: Vec<i64> = (0..pt.rows())
+        .map(|i| {
+            ["bcn_negative_sent", "bcn_positive_sent", "bcn0_sent"]
+                .iter()
+                .map(|c| i64s(pt, c)[i])
+                .sum()
+        })
+        .collect();
     let pmax = i64s(pt, "max_qlen_bytes");
     let pmean = f64s(pt, "mean_qlen_bytes");
     let prate = f64s(pt, "link_rate_bps");
@@ -433,15 +471,18 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
         prop_assert_eq!(prate[i], *rate);
         if from_host(name) {
             nic_drops += pdrop[i];
-            prop_assert_eq!(pcnm[i], 0, "host port {} sent CNMs", name);
+            prop_assert_eq!(pcnm[i] + pbcn[i], 0, "host port {} sent CNMs", name);
         } else {
             sw_drops += pdrop[i];
         }
         if into_host(name) {
             to_hosts_tx += ptx[i];
         }
-        if !b.cp_ports.contains(name) || !b.qcn {
-            prop_assert_eq!(pcnm[i], 0, "port {} is not a CP but sent CNMs", name);
+        if !b.cp_ports.contains(name) || !b.cc || b.bcn {
+            prop_assert_eq!(pcnm[i], 0, "port {} is not a QCN CP but sent CNMs", name);
+        }
+        if !b.cp_ports.contains(name) || !b.bcn {
+            prop_assert_eq!(pbcn[i], 0, "port {} is not a BCN CP but sent BCN", name);
         }
         let cap_bytes = match cap {
             Buf::Bytes(x) => Some(*x as i64),
@@ -492,7 +533,16 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
     // alive; so late data frames = tx into hosts - rx - CNMs into hosts.
     let total_infl: i64 = infl.iter().sum();
     let total_rx: i64 = rx.iter().sum();
-    let total_cnm_rx: i64 = cnm_rx.iter().sum();
+    // control messages received by sources: CNMs and BCN messages
+    let total_cnm_rx: i64 = cnm_rx.iter().sum::<i64>()
+        + [
+            "bcn_negative_received",
+            "bcn_positive_received",
+            "bcn0_received",
+        ]
+        .iter()
+        .map(|c| i64s(fl, c).iter().sum::<i64>())
+        .sum::<i64>();
     let late_upper = to_hosts_tx - total_rx - total_cnm_rx; // = late data + late CNMs
     prop_assert!(
         late_upper >= 0,
@@ -560,7 +610,7 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
 
     // -- RP rates
     let rr = table(&out, "rp_rates");
-    if b.qcn {
+    if b.cc {
         let rf = strs(rr, "flow");
         let cr = f64s(rr, "cr_bps");
         let tr = f64s(rr, "tr_bps");
@@ -568,6 +618,9 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
         prop_assert!(rr.rows() > 0);
         for k in 0..rr.rows() {
             let (_, line, _) = b.flows.iter().find(|f| f.0 == rf[k]).unwrap();
+            if cr[k] == 0.0 && b.bcn_backoff {
+                continue; // held by a BCN(0,0) back-off
+            }
             prop_assert!(
                 cr[k] >= b.min_rate_bps && cr[k] <= *line,
                 "flow {}: CR {} outside [{}, {}]",
@@ -631,9 +684,9 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
 
     if std::env::var_os("QCNSIM_PROP_STATS").is_some() {
         eprintln!(
-            "stats: qcn={} flows={} gen={} sw_drops={} nic_drops={} rl_drops={} cnm={} live={} late<={} infl={}",
-            b.qcn, names.len(), gen.iter().sum::<i64>(), sw_drops, nic_drops, rl.iter().sum::<i64>(),
-            pcnm.iter().sum::<i64>(), live, late_upper, total_infl
+            "stats: cc={} bcn={} flows={} gen={} sw_drops={} nic_drops={} rl_drops={} cnm={} bcn_msgs={} live={} late<={} infl={}",
+            b.cc, b.bcn, names.len(), gen.iter().sum::<i64>(), sw_drops, nic_drops, rl.iter().sum::<i64>(),
+            pcnm.iter().sum::<i64>(), pbcn.iter().sum::<i64>(), live, late_upper, total_infl
         );
     }
 
@@ -644,9 +697,20 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
     let count = |k: &str| kind.iter().filter(|x| *x == k).count() as i64;
     prop_assert_eq!(count("drop"), sw_drops + nic_drops);
     prop_assert_eq!(count("cnm_sent"), pcnm.iter().sum::<i64>());
-    prop_assert_eq!(count("cnm_received"), total_cnm_rx);
+    prop_assert_eq!(
+        count("cnm_received") + count("bcn_received") + count("bcn0_received"),
+        total_cnm_rx
+    );
+    prop_assert_eq!(
+        count("bcn_sent") + count("bcn0_sent"),
+        pbcn.iter().sum::<i64>()
+    );
+    prop_assert_eq!(
+        count("bcn0_sent"),
+        i64s(pt, "bcn0_sent").iter().sum::<i64>()
+    );
     for k in 0..ev.rows() {
-        if kind[k] == "cnm_sent" {
+        if kind[k] == "cnm_sent" || kind[k] == "bcn_sent" || kind[k] == "bcn0_sent" {
             prop_assert!(b.cp_ports.contains(&node[k]), "CNM from non-CP {}", node[k]);
         }
     }

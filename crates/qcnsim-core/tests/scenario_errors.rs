@@ -163,6 +163,29 @@ fn cases() -> Vec<Case> {
         Case { what: "RP timer_enabled not a bool", edit: Set(&["cc.qcn.rp.timer_enabled=1"]), path: "cc.qcn.rp.timer_enabled", shows: "1" },
         Case { what: "downward factor below one", edit: Set(&["analysis.downward_factor=0.5"]), path: "analysis.downward_factor", shows: "0.5" },
         Case { what: "unknown transient event kind", edit: Set(&["metrics.events=[\"ba_change\", \"sonar_ping\"]"]), path: "metrics.events.1", shows: "sonar_ping" },
+        // BCN
+        Case { what: "BCN gd makes a rate negative (gd*fb_max >= 1)", edit: Set(&["cc.mode=bcn", "cc.bcn.rp.gd=0.001"]), path: "cc.bcn.rp.gd", shows: "0.001" },
+        Case { what: "BCN gd*fb_max exactly 1", edit: Set(&["cc.mode=bcn", "cc.bcn.cp.fb_max=2000.0", "cc.bcn.rp.gd=0.0005"]), path: "cc.bcn.rp.gd", shows: "fb_max = 2000" },
+        Case { what: "BCN larger Qeq pushes the default fb_max past 1/gd", edit: Set(&["cc.mode=bcn", "cc.bcn.cp.q_eq=100KB"]), path: "cc.bcn.rp.gd", shows: "0.00026" },
+        Case { what: "BCN gd above 1", edit: Set(&["cc.bcn.rp.gd=1.5"]), path: "cc.bcn.rp.gd", shows: "1.5" },
+        Case { what: "BCN negative gi", edit: Set(&["cc.bcn.rp.gi=-0.5"]), path: "cc.bcn.rp.gi", shows: "-0.5" },
+        Case { what: "BCN jitter not below the window", edit: Set(&["cc.bcn.cp.sample_window=10KB", "cc.bcn.cp.sample_jitter=10KB"]), path: "cc.bcn.cp.sample_jitter", shows: "10000B" },
+        Case { what: "BCN Qsc garbage", edit: Set(&["cc.bcn.cp.q_sc=high"]), path: "cc.bcn.cp.q_sc", shows: "high" },
+        Case { what: "BCN Qsc zero", edit: Set(&["cc.bcn.cp.q_sc=0B"]), path: "cc.bcn.cp.q_sc", shows: "0B" },
+        Case { what: "BCN Qsc a number", edit: Set(&["cc.bcn.cp.q_sc=5"]), path: "cc.bcn.cp.q_sc", shows: "5" },
+        Case { what: "BCN page zero", edit: Set(&["cc.bcn.cp.page=0B"]), path: "cc.bcn.cp.page", shows: "0B" },
+        Case { what: "BCN unknown severe_check", edit: Set(&["cc.bcn.cp.severe_check=always"]), path: "cc.bcn.cp.severe_check", shows: "always" },
+        Case { what: "BCN fb_max zero", edit: Set(&["cc.bcn.cp.fb_max=0.0"]), path: "cc.bcn.cp.fb_max", shows: "0" },
+        Case { what: "BCN Rmin above the line rate", edit: Set(&["cc.mode=bcn", "cc.bcn.rp.r_min=20Gbps"]), path: "cc.bcn.rp.r_min", shows: "20Gbps" },
+        Case { what: "BCN min_rate above the line rate", edit: Set(&["cc.mode=bcn", "links.0.rate=1Mbps", "flows.0.rate=1Mbps", "cc.bcn.rp.r_min=1Mbps"]), path: "cc.bcn.rp.min_rate", shows: "5Mbps" },
+        Case { what: "BCN negative back-off range", edit: Set(&["cc.bcn.rp.t_max=-1ms"]), path: "cc.bcn.rp.t_max", shows: "-1ms" },
+        Case { what: "BCN zero drift interval", edit: Set(&["cc.bcn.rp.drift_interval=0s"]), path: "cc.bcn.rp.drift_interval", shows: "0ps" },
+        Case { what: "BCN drift not a bool", edit: Set(&["cc.bcn.rp.drift=yes"]), path: "cc.bcn.rp.drift", shows: "yes" },
+        Case { what: "BCN message frame too small", edit: Set(&["cc.bcn.frame=10B"]), path: "cc.bcn.frame", shows: "10B" },
+        Case { what: "BCN CP on a host port", edit: Set(&["cc.bcn.cp_ports=a->sw"]), path: "cc.bcn.cp_ports", shows: "a->sw" },
+        Case { what: "BCN detection_off names a host", edit: Set(&["cc.bcn.detection_off=[\"sw\", \"a\"]"]), path: "cc.bcn.detection_off.1", shows: "\"a\"" },
+        Case { what: "BCN unknown key", edit: Set(&["cc.bcn.rp.gain=1"]), path: "cc.bcn.rp.gain", shows: "unknown key" },
+        Case { what: "BCN rl_queue too small", edit: Set(&["cc.bcn.rp.rl_queue=10B"]), path: "cc.bcn.rp.rl_queue", shows: "10B" },
     ]
 }
 
@@ -212,6 +235,18 @@ fn base_scenario_is_valid() {
         &["flows.0.rate=1Gbps".into(), "cc.qcn.cp.q_eq=20KB".into()],
     )
     .expect("valid overrides");
+    // BCN with the study's parameters, and with every option switched on
+    scenario::load(
+        BASE,
+        &[
+            "cc.mode=bcn".into(),
+            "cc.bcn.cp.q_sc=112.5KB".into(),
+            "cc.bcn.rp.t_max=1ms".into(),
+            "cc.bcn.rp.drift=true".into(),
+            "cc.bcn.detection_off=[\"sw\"]".into(),
+        ],
+    )
+    .expect("valid BCN overrides");
 }
 
 #[test]
