@@ -341,3 +341,32 @@ fn same_seed_same_tables_other_seed_other_samples() {
     );
     assert_ne!(ev(&a), ev(&c), "the sampling jitter depends on the seed");
 }
+
+#[test]
+fn switch_memory_is_the_sum_of_the_switch_egress_queues() {
+    let text = net("sw1->sw2", "2Gbps", 5, "").replace(
+        "queue_ports = [\"sw1->sw2\", \"sw2->dst\"]",
+        "queue_ports = \"all\"\nmemory_switches = [\"sw1\"]",
+    );
+    let out = run(&text, &[], None);
+    let m = table(&out, "switch_memory");
+    let (sw, t, b) = (strs(m, "switch"), i64s(m, "t_ps"), i64s(m, "bytes"));
+    assert!(sw.iter().all(|s| s == "sw1"));
+    let q = table(&out, "queue_samples");
+    let (qp, qt, qb) = (strs(q, "port"), i64s(q, "t_ps"), i64s(q, "qlen_bytes"));
+    assert_eq!(m.rows(), 251, "samples at 0, 20 us, ..., 5 ms");
+    for k in 0..m.rows() {
+        let sum: i64 = (0..q.rows())
+            .filter(|&i| qt[i] == t[k] && qp[i].starts_with("sw1->"))
+            .map(|i| qb[i])
+            .sum();
+        assert_eq!(b[k], sum, "t = {}", t[k]);
+    }
+    assert!(b.iter().any(|&x| x > 0));
+    // the default samples every switch
+    let all = run(&net("sw1->sw2", "2Gbps", 1, ""), &[], None);
+    let sws: std::collections::BTreeSet<&String> = strs(table(&all, "switch_memory"), "switch")
+        .iter()
+        .collect();
+    assert_eq!(sws.into_iter().cloned().collect::<Vec<_>>(), ["sw1", "sw2"]);
+}

@@ -185,6 +185,8 @@ fn cases() -> Vec<Case> {
         Case { what: "BCN CP on a host port", edit: Set(&["cc.bcn.cp_ports=a->sw"]), path: "cc.bcn.cp_ports", shows: "a->sw" },
         Case { what: "BCN detection_off names a host", edit: Set(&["cc.bcn.detection_off=[\"sw\", \"a\"]"]), path: "cc.bcn.detection_off.1", shows: "\"a\"" },
         Case { what: "BCN unknown key", edit: Set(&["cc.bcn.rp.gain=1"]), path: "cc.bcn.rp.gain", shows: "unknown key" },
+        Case { what: "memory_switches names a host", edit: Set(&["metrics.memory_switches=[\"a\"]"]), path: "metrics.memory_switches.0", shows: "\"a\"" },
+        Case { what: "memory_switches garbage", edit: Set(&["metrics.memory_switches=all"]), path: "metrics.memory_switches", shows: "all" },
         Case { what: "BCN rl_queue too small", edit: Set(&["cc.bcn.rp.rl_queue=10B"]), path: "cc.bcn.rp.rl_queue", shows: "10B" },
     ]
 }

@@ -185,6 +185,8 @@ pub struct MetricsSpec {
     pub throughput_ports: Vec<bool>,
     pub queue_interval: SimTime,
     pub queue_ports: Vec<bool>,
+    /// Per node: sample the switch's memory (the bytes in all its egress data queues).
+    pub memory_switches: Vec<bool>,
     pub rate_interval: SimTime,
     pub record_cnm_sent: bool,
     pub record_cnm_received: bool,
@@ -527,6 +529,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             throughput_ports: Vec::new(),
             queue_interval: 0,
             queue_ports: Vec::new(),
+            memory_switches: Vec::new(),
             rate_interval: 0,
             record_cnm_sent: false,
             record_cnm_received: false,
@@ -1302,6 +1305,63 @@ fn check_rp(sc: &Scenario) -> Res<()> {
     Ok(())
 }
 
+/// `"switches"` (every switch, the default), `"none"`, or a list of switch names: one flag per
+/// node.
+fn switch_selection(sc: &Scenario, t: &mut TableReader, key: &'static str) -> Res<Vec<bool>> {
+    let is_sw: Vec<bool> = sc
+        .nodes
+        .iter()
+        .map(|n| n.kind == NodeKind::Switch)
+        .collect();
+    let switches = || {
+        sc.nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Switch)
+            .map(|n| n.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match t.raw(key) {
+        None => {
+            t.put(key, Json::String("switches".into()));
+            Ok(is_sw)
+        }
+        Some(Value::String(s)) if s == "switches" || s == "none" => {
+            t.put(key, Json::String(s.clone()));
+            Ok(if s == "none" {
+                vec![false; sc.nodes.len()]
+            } else {
+                is_sw
+            })
+        }
+        Some(Value::Array(_)) => {
+            let list = t.opt_str_list(key)?.unwrap_or_default();
+            let mut sel = vec![false; sc.nodes.len()];
+            for (i, name) in list.iter().enumerate() {
+                match sc.nodes.iter().position(|n| &n.name == name) {
+                    Some(n) if is_sw[n] => sel[n] = true,
+                    _ => {
+                        return Err(ScenarioError::new(
+                            format!("{}.{i}", t.field(key)),
+                            format!("{name:?}"),
+                            format!("the name of a switch ({})", switches()),
+                        ))
+                    }
+                }
+            }
+            Ok(sel)
+        }
+        Some(v) => Err(t.err(
+            key,
+            show(v),
+            format!(
+                "\"switches\", \"none\", or a list of switch names ({})",
+                switches()
+            ),
+        )),
+    }
+}
+
 fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSpec> {
     let positive = |m: &TableReader, key: &str, t: SimTime| -> Res<SimTime> {
         if t == 0 {
@@ -1316,6 +1376,7 @@ fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSpec> {
     let queue_interval = m.time_or("queue_interval", units::MS)?;
     let queue_interval = positive(m, "queue_interval", queue_interval)?;
     let queue_ports = port_selection(sc, m, "queue_ports", "switches")?;
+    let memory_switches = switch_selection(sc, m, "memory_switches")?;
     let rate_interval = m.time_or("rate_interval", units::MS)?;
     let rate_interval = positive(m, "rate_interval", rate_interval)?;
     let bins = sc.duration / throughput_bin;
@@ -1349,6 +1410,7 @@ fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSpec> {
         throughput_ports,
         queue_interval,
         queue_ports,
+        memory_switches,
         rate_interval,
         record_cnm_sent: events.iter().any(|e| e == "cnm_sent"),
         record_cnm_received: events.iter().any(|e| e == "cnm_received"),

@@ -269,6 +269,11 @@ struct Recorder {
     tput_bytes: Vec<u64>,
     tput_frames: Vec<u64>,
     queue_ports: Vec<u32>,
+    /// Switches whose memory is sampled, with their egress ports.
+    mem_switches: Vec<(u32, Vec<u32>)>,
+    m_t: Vec<i64>,
+    m_sw: Vec<u32>,
+    m_bytes: Vec<i64>,
     q_t: Vec<i64>,
     q_port: Vec<u32>,
     q_bytes: Vec<i64>,
@@ -335,6 +340,19 @@ impl<'a> Sim<'a> {
             tput_bytes: Vec::new(),
             tput_frames: Vec::new(),
             queue_ports: Vec::new(),
+            mem_switches: (0..sc.nodes.len())
+                .filter(|&n| sc.metrics.memory_switches[n])
+                .map(|n| {
+                    let ports = (0..sc.n_ports())
+                        .filter(|&p| sc.port_ends(p).0 == n)
+                        .map(|p| p as u32)
+                        .collect();
+                    (n as u32, ports)
+                })
+                .collect(),
+            m_t: Vec::new(),
+            m_sw: Vec::new(),
+            m_bytes: Vec::new(),
             q_t: Vec::new(),
             q_port: Vec::new(),
             q_bytes: Vec::new(),
@@ -556,7 +574,7 @@ impl<'a> Sim<'a> {
         for (i, s) in sc.schedule.iter().enumerate() {
             sim.q.push(s.at, Ev::PortRate { entry: i as u32 });
         }
-        if !sim.rec.queue_ports.is_empty() {
+        if !sim.rec.queue_ports.is_empty() || !sim.rec.mem_switches.is_empty() {
             sim.q.push(0, Ev::SampleQueues);
         }
         if sc.cc != CcMode::None && !sim.flows.is_empty() {
@@ -649,6 +667,12 @@ impl<'a> Sim<'a> {
                     self.rec.q_port.push(p);
                     self.rec.q_bytes.push(port.q_bytes as i64);
                     self.rec.q_frames.push(port.q_frames() as i64);
+                }
+                for (sw, ports) in &self.rec.mem_switches {
+                    let bytes: u64 = ports.iter().map(|&p| self.ports[p as usize].q_bytes).sum();
+                    self.rec.m_t.push(t as i64);
+                    self.rec.m_sw.push(*sw);
+                    self.rec.m_bytes.push(bytes as i64);
                 }
                 self.q
                     .push(t + self.sc.metrics.queue_interval, Ev::SampleQueues);

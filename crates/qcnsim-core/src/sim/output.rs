@@ -98,6 +98,15 @@ impl<'a> Sim<'a> {
                 ),
         );
         tables.push(
+            Table::new("switch_memory")
+                .col(
+                    "switch",
+                    ColumnData::Str(rec.m_sw.iter().map(|&n| node_name(n)).collect()),
+                )
+                .col("t_ps", ColumnData::I64(std::mem::take(&mut rec.m_t)))
+                .col("bytes", ColumnData::I64(std::mem::take(&mut rec.m_bytes))),
+        );
+        tables.push(
             Table::new("rp_rates")
                 .col(
                     "flow",
