@@ -143,9 +143,10 @@ def _qeq_line(ax, run_label, res, yscale) -> None:
     """A dashed line at the CP set point Qeq (once per distinct value)."""
     try:
         cc = res.resolved.get("cc", {})
-        if cc.get("mode") != "qcn":
+        mode = cc.get("mode")
+        if mode not in ("qcn", "bcn"):
             return
-        q = _bytes(cc["qcn"]["cp"]["q_eq"])
+        q = _bytes(cc[mode]["cp"]["q_eq"])
     except (KeyError, TypeError, AttributeError):
         return
     if q is None:
@@ -167,8 +168,8 @@ def throughput(runs: Runs, out: Union[str, "os.PathLike[str]"], ports: Optional[
 
 def queue(runs: Runs, out: Union[str, "os.PathLike[str]"], ports: Optional[Sequence[object]] = None,
           title: str = "Queue length") -> Optional[Path]:
-    """Queue length (KB = 1000 B) vs time per port, from ``queue_samples``, with the QCN set
-    point Qeq as a dashed line."""
+    """Queue length (KB = 1000 B) vs time per port, from ``queue_samples``, with the QCN or BCN
+    set point Qeq as a dashed line."""
     return _series_plot(runs, "queue_samples", "port", "qlen_bytes", 1e3, "queue length (KB)",
                         title, out, keys=ports, extra=_qeq_line)
 
