@@ -64,6 +64,8 @@ OVERRIDE_CASES = [
     ("pushback-timer-size", ["cc.qcn.pushback.timer=5KB"], "cc.qcn.pushback.timer"),
     ("pushback-step-back-unknown", ["cc.qcn.pushback.step_back=all"], "cc.qcn.pushback.step_back"),
     ("rp-timer-enabled-not-bool", ["cc.qcn.rp.timer_enabled=0"], "cc.qcn.rp.timer_enabled"),
+    ("count-not-an-integer", ["flows.0.count=two"], "flows.0.count"),
+    ("count-too-large", ["hosts.0.count=1000000"], "hosts.0.count"),
     ("downward-factor-below-one", ["analysis.downward_factor=0.5"], "analysis.downward_factor"),
     # BCN
     ("bcn-gd-makes-rate-negative", ["cc.mode=bcn", "cc.bcn.rp.gd=0.001"], "cc.bcn.rp.gd"),

@@ -27,3 +27,20 @@ def test_og_hotspot_quick_reproduce(tmp_path):
     assert comp.filter(pl.col("variant") == "rtt500-qcn")["fb99_sent"].null_count() == 1
     dt = summary.filter(pl.col("metric") == "downward_transient_time")
     assert dt.height == 6
+
+
+def test_og_stability_quick_reproduce(tmp_path):
+    summary = reproduce("og-stability", tmp_path, quick=True, overrides=["meta.duration=150ms"],
+                        log=lambda s: None, echo=lambda s: None)
+    for f in ("stability_queue.png", "stability_rates.png"):
+        assert (tmp_path / f).is_file(), f
+    rows = summary.filter(pl.col("metric") == "jain_fairness")
+    assert rows["variant"].to_list() == ["n10-5ms", "n100-5ms", "n400-5ms", "n400-7ms"]
+    # `count` expanded the sources: one rp_rates series per source
+    for v, n in (("n10-5ms", 10), ("n100-5ms", 100), ("n400-7ms", 400)):
+        flows = pl.read_parquet(tmp_path / v / "flows.parquet")
+        assert flows.height == n
+    # 400 sources into 10G: the CP throttles them with CNMs
+    assert pl.read_parquet(tmp_path / "n400-5ms" / "flows.parquet")["cnm_received"].sum() > 400
+    q = summary.filter(pl.col("metric") == "queue_std")
+    assert q.height == 4 and (q["value"] >= 0).all()

@@ -162,6 +162,9 @@ fn cases() -> Vec<Case> {
         Case { what: "unknown key in pushback", edit: Set(&["cc.qcn.pushback.fb99=true"]), path: "cc.qcn.pushback.fb99", shows: "unknown key" },
         Case { what: "RP timer_enabled not a bool", edit: Set(&["cc.qcn.rp.timer_enabled=1"]), path: "cc.qcn.rp.timer_enabled", shows: "1" },
         Case { what: "downward factor below one", edit: Set(&["analysis.downward_factor=0.5"]), path: "analysis.downward_factor", shows: "0.5" },
+        Case { what: "count zero", edit: Set(&["hosts.0.count=0"]), path: "hosts.0.count", shows: "0" },
+        Case { what: "count of identical copies", edit: Set(&["hosts.1.count=2"]), path: "hosts.1.count", shows: "2" },
+        Case { what: "count as a string", edit: Set(&["flows.0.count=\"2\""]), path: "flows.0.count", shows: "2" },
         Case { what: "unknown transient event kind", edit: Set(&["metrics.events=[\"ba_change\", \"sonar_ping\"]"]), path: "metrics.events.1", shows: "sonar_ping" },
         // BCN
         Case { what: "BCN gd makes a rate negative (gd*fb_max >= 1)", edit: Set(&["cc.mode=bcn", "cc.bcn.rp.gd=0.001"]), path: "cc.bcn.rp.gd", shows: "0.001" },

@@ -1,6 +1,7 @@
 //! Scenario files: parsing, validation with field paths, and the resolved scenario model that
 //! the simulator is built from. See docs/scenario.md for the file format.
 
+pub mod expand;
 pub mod multicast;
 pub mod params;
 pub mod reader;
@@ -347,6 +348,13 @@ fn prefix_err(mut e: ScenarioError, prefix: &str) -> ScenarioError {
 }
 
 fn parse_root(root: &toml::Table) -> Res<Scenario> {
+    let expanded;
+    let root = if expand::needed(root) {
+        expanded = expand::expand(root)?;
+        &expanded
+    } else {
+        root
+    };
     let mut r = TableReader::new("", root);
     let mut resolved = Map::new();
 
