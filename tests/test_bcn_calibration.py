@@ -1,5 +1,5 @@
 """The bcn-calibration experiment: its spike and fairness definitions, and a short reproduce run
-(figures, summary rows, the resumable sweep loop)."""
+(figures, summary rows, the sweep on the resumable sweep runner)."""
 
 from __future__ import annotations
 
@@ -64,17 +64,21 @@ def test_reproduce_bcn_calibration_short(tmp_path, monkeypatch):
     rows = summary.filter(pl.col("variant") == "sweep")
     assert set(rows["metric"].to_list()) == {"mean_peak_queue", "std_peak_queue", "mean_jain", "std_jain"}
     assert any("fewer replications" in s for s in logs)
-    records = sorted(p.name for p in (tmp_path / "sweep").glob("*.json"))
-    assert records == ["w100KB-r0.json", "w100KB-r1.json", "w10KB-r0.json", "w10KB-r1.json"]
+    runs = pl.read_csv(tmp_path / "sweep_runs.csv")
+    assert runs.height == 4 and runs["rep"].to_list() == [0, 1, 0, 1]
+    assert runs["seed"].n_unique() == 2, "replications use different seeds, windows the same ones"
+    done = sorted((tmp_path / "sweep").rglob("run.json"))
+    assert len(done) == 4
+    stamps = [p.stat().st_mtime_ns for p in done]
 
     # resumable: a second call runs nothing again
     def no_run(*a, **k):
         raise AssertionError("a finished run was run again")
 
-    monkeypatch.setattr(bc, "run", no_run)
     monkeypatch.setattr("qcnsim.reproduce.run", no_run)
     again = reproduce(str(scenario_path("bcn-calibration")), tmp_path, **kw)
     assert again.filter(pl.col("variant") == "sweep").equals(rows)
+    assert [p.stat().st_mtime_ns for p in done] == stamps
 
 
 def bc_variants():

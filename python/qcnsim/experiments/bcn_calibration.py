@@ -12,21 +12,20 @@ definition used here.
 and ends at the first sample at or below it after which the queue stays at or below it for
 ``SPIKE_SETTLE_PS``; a queue that never settles gives no end (NaN, "not settled").
 
-**Sweep** (data set 4): for each ``cc.bcn.cp.sample_window`` in ``SWEEP_WINDOWS_KB`` (± 5 KB
-jitter) and each replication (seeds ``seed + 0 .. seed + n - 1``), one run of the
-``SWEEP_VARIANT`` variant at the scenario's full duration; per run the peak core queue over the
+**Sweep** (data set 4), on the sweep runner (``qcnsim.sweeps.sweep``: all cores, resumable, in
+``sweep/``): for each ``cc.bcn.cp.sample_window`` in ``SWEEP_WINDOWS_KB`` (± 5 KB jitter) and each
+replication (seeds derived from the base seed as in docs/sweeps.md#seeds; replication 0 uses
+the base seed), one run of the ``SWEEP_VARIANT`` variant at the scenario's full duration; per run the peak core queue over the
 whole run (``ports.max_qlen_bytes``, exact) and over ``SWEEP_WINDOW_PS`` (queue sampled every
 ``SWEEP_QUEUE_INTERVAL``), and the Jain fairness index of the endpoints' accepted throughputs
 over ``SWEEP_WINDOW_PS``; per window the mean and the sample standard deviation over the runs. ``SWEEP_REPS`` runs per point
-(``SWEEP_REPS_QUICK`` with ``--quick``). The loop is resumable: each run's numbers are written to
-``sweep/w<window>KB-r<rep>.json`` and a rerun skips the runs already there.
+(``SWEEP_REPS_QUICK`` with ``--quick``).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -37,7 +36,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
 from ..results import Results  # noqa: E402
-from ..run import run  # noqa: E402
+from ..sweeps import sweep as run_sweep  # noqa: E402
 
 CORE_PORT = "core->ep4"
 ENDPOINTS = ["ep0", "ep1", "ep2", "ep3"]
@@ -60,8 +59,6 @@ SWEEP_WINDOW_PS = (20_000_000_000, 80_000_000_000)
 SWEEP_QUEUE_INTERVAL = "2us"
 
 MS = 1e9  # ps
-#: Version of the per-run sweep records; a record of another version is recomputed.
-RECORD_FORMAT = 2
 
 
 def jain(xs: Sequence[float]) -> float:
@@ -192,13 +189,9 @@ def spike_rows(runs) -> List[Dict[str, object]]:
     return rows
 
 
-def _sweep_run(ctx, window_kb: int, rep: int, duration: str, seed0: int, sdir: Path) -> Dict:
-    out = sdir / f"w{window_kb}KB-r{rep}.json"
-    seed = seed0 + rep
-    planned = dict(ctx.planned)
-    base = planned[SWEEP_VARIANT]
-    overrides = [
-        f"cc.bcn.cp.sample_window={window_kb}KB",
+def sweep_overrides(duration: str) -> List[str]:
+    """What a sweep run records: only what the sweep's statistics need."""
+    return [
         f"cc.bcn.cp.sample_jitter={SWEEP_JITTER}",
         f"meta.duration={duration}",
         f"metrics.throughput_ports={json.dumps(NIC_PORTS)}",
@@ -208,29 +201,20 @@ def _sweep_run(ctx, window_kb: int, rep: int, duration: str, seed0: int, sdir: P
         f"metrics.rate_interval={duration}",
         "metrics.events=[]",
     ]
-    sc = base.with_overrides(overrides)
-    key = {"overrides": sc.overrides, "seed": seed, "format": RECORD_FORMAT}
-    if out.is_file():
-        try:
-            done = json.loads(out.read_text(encoding="utf-8"))
-            if done.get("key") == key:
-                return done
-        except (OSError, ValueError):
-            pass
-    res = run(sc, seed=seed)
+
+
+def run_stats(res: Results) -> Dict[str, object]:
+    """The sweep's numbers of one run: peak core queue over the run and over the statistics
+    window, accepted throughput per endpoint and their Jain index over the window."""
     lo, hi = SWEEP_WINDOW_PS
     q = _port_series(res, "queue_samples", CORE_PORT, "qlen_bytes")
     qw = q.filter((pl.col("t_ps") >= lo) & (pl.col("t_ps") < hi))
     acc = _accepted_bps(res, lo, hi)
     ports = res.tables["ports"].filter(pl.col("port") == CORE_PORT)
-    rec = {"key": key, "window_kb": window_kb, "rep": rep, "seed": seed,
-           "peak_queue_run_bytes": float(ports["max_qlen_bytes"][0]),
-           "peak_queue_bytes": float(qw["qlen_bytes"].max()) if qw.height else math.nan,
-           "jain": jain(acc), "accepted_bps": acc, "wall_s": res.run_info.get("wall_s")}
-    tmp = out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(rec), encoding="utf-8")
-    os.replace(tmp, out)
-    return rec
+    return {"seed": res.seed,
+            "peak_queue_run_bytes": float(ports["max_qlen_bytes"][0]),
+            "peak_queue_bytes": float(qw["qlen_bytes"].max()) if qw.height else math.nan,
+            "jain": jain(acc), "accepted_bps": acc}
 
 
 def _mean_std(xs: List[float]) -> Tuple[float, float]:
@@ -247,14 +231,20 @@ def sweep(ctx) -> Tuple[pl.DataFrame, List[Path]]:
     """Data set (4): the sample-window sweep. Returns the per-window table and its figure."""
     reps = SWEEP_REPS_QUICK if ctx.quick else SWEEP_REPS
     duration = ctx.base.resolved()["meta"]["duration"]
-    seed0 = ctx.seed if ctx.seed is not None else int(ctx.base.resolved()["meta"]["seed"])
-    sdir = ctx.out_dir / "sweep"
-    sdir.mkdir(parents=True, exist_ok=True)
     ctx.log(f"sweep: {len(SWEEP_WINDOWS_KB)} windows x {reps} runs of {SWEEP_VARIANT} ({duration})"
             + (" [--quick: fewer replications]" if ctx.quick else ""))
-    rows = []
-    for w in SWEEP_WINDOWS_KB:
-        recs = [_sweep_run(ctx, w, r, duration, seed0, sdir) for r in range(reps)]
+    base = dict(ctx.planned)[SWEEP_VARIANT].with_overrides(sweep_overrides(duration))
+    axes = {"cc.bcn.cp.sample_window": [f"{w}KB" for w in SWEEP_WINDOWS_KB]}
+    sw = run_sweep(base, axes, reps, seed=ctx.seed, out=ctx.out_dir / "sweep", fmt=ctx.fmt,
+                   tables=["ports", "queue_samples", "port_throughput"], progress=False, log=ctx.log)
+    if not sw.complete:
+        raise RuntimeError(f"bcn-calibration sweep: runs failed: {sw.failed['error'].to_list()}")
+    rows, per_run = [], []
+    for w, pid in zip(SWEEP_WINDOWS_KB, sw.points["point"].to_list()):
+        recs = [run_stats(sw.result(pid, r)) for r in range(reps)]
+        per_run += [{"window_kb": w, "rep": r, **{k: v for k, v in rec.items() if k != "accepted_bps"},
+                     **{f"accepted_bps_{e}": x for e, x in zip(ENDPOINTS, rec["accepted_bps"])}}
+                    for r, rec in enumerate(recs)]
         am, a_s = _mean_std([r["peak_queue_run_bytes"] for r in recs])
         pm, ps = _mean_std([r["peak_queue_bytes"] for r in recs])
         jm, js = _mean_std([r["jain"] for r in recs])
@@ -264,6 +254,7 @@ def sweep(ctx) -> Tuple[pl.DataFrame, List[Path]]:
         ctx.log(f"sweep: window {w} KB: peak queue {am / 1e3:.1f} ± {a_s / 1e3:.1f} KB (run), "
                 f"{pm / 1e3:.1f} ± {ps / 1e3:.1f} KB (20-80 ms), Jain {jm:.4f} ± {js:.4f} "
                 f"({len(recs)} runs)")
+    pl.DataFrame(per_run).write_csv(ctx.out_dir / "sweep_runs.csv")
     df = pl.DataFrame(rows)
     df.write_csv(ctx.out_dir / "sweep.csv")
     lines = ["| window (KB, ± 5 KB) | runs | peak queue, run (KB) | std | peak queue, 20-80 ms (KB) "
