@@ -200,7 +200,15 @@ impl Cp {
         qlen_bytes: u64,
         frame_bytes: u32,
     ) -> Option<CpSample> {
-        self.time_to_mark -= frame_bytes as f64;
+        self.on_bytes(p, qlen_bytes, frame_bytes as u64)
+    }
+
+    /// The sampling rule on its own: count `bytes` toward the next sample, then, if
+    /// `time_to_mark` went below 0, sample with queue length `qlen_bytes` (Fb, quantiser, Qold
+    /// and the next interval from the table exactly as [`Cp::on_enqueue`]). The NIC-side
+    /// feedback (`proto::nic_fb`) samples a stream of reported queue lengths with it.
+    pub fn on_bytes(&mut self, p: &CpParams, qlen_bytes: u64, bytes: u64) -> Option<CpSample> {
+        self.time_to_mark -= bytes as f64;
         if self.time_to_mark >= 0.0 {
             return None;
         }
