@@ -201,29 +201,39 @@ mod tests {
     fn conmes_every_interval_bytes_only_with_a_backlog() {
         let p = NicFbParams::standard();
         // (name, frames as (Q including the frame, L), expected Some(Qlen) per frame)
-        #[rustfmt::skip]
-        let cases: &[(&str, &[(u64, u32)], &[Option<u64>])] = &[
-            ("312 B frames: the 4th frame crosses 1000 B",
-             &[(5_000, 312), (5_312, 312), (5_624, 312), (5_936, 312)],
-             &[None, None, None, Some(5_936)]),
-            ("exactly 1000 B is an instant",
-             &[(3_000, 500), (3_500, 500)],
-             &[None, Some(3_500)]),
-            ("999 B is not",
-             &[(3_000, 499), (3_499, 500)],
-             &[None, None]),
-            ("no backlog at the instant: no ConMes",
-             &[(500, 500), (500, 500)],
-             &[None, None]),
-            ("backlog of one byte is enough",
-             &[(500, 500), (501, 500)],
-             &[None, Some(501)]),
-            ("empty-queue instants still consume the interval",
-             &[(1_000, 1_000), (2_000, 1_000), (1_000, 1_000)],
-             &[None, Some(2_000), None]),
-            ("a frame longer than the interval sends one ConMes",
-             &[(9_000, 9_000), (12_000, 3_000)],
-             &[None, Some(12_000)]),
+        type Case = (&'static str, &'static [(u64, u32)], &'static [Option<u64>]);
+        let cases: &[Case] = &[
+            (
+                "312 B frames: the 4th frame crosses 1000 B",
+                &[(5_000, 312), (5_312, 312), (5_624, 312), (5_936, 312)],
+                &[None, None, None, Some(5_936)],
+            ),
+            (
+                "exactly 1000 B is an instant",
+                &[(3_000, 500), (3_500, 500)],
+                &[None, Some(3_500)],
+            ),
+            ("999 B is not", &[(3_000, 499), (3_499, 500)], &[None, None]),
+            (
+                "no backlog at the instant: no ConMes",
+                &[(500, 500), (500, 500)],
+                &[None, None],
+            ),
+            (
+                "backlog of one byte is enough",
+                &[(500, 500), (501, 500)],
+                &[None, Some(501)],
+            ),
+            (
+                "empty-queue instants still consume the interval",
+                &[(1_000, 1_000), (2_000, 1_000), (1_000, 1_000)],
+                &[None, Some(2_000), None],
+            ),
+            (
+                "a frame longer than the interval sends one ConMes",
+                &[(9_000, 9_000), (12_000, 3_000)],
+                &[None, Some(12_000)],
+            ),
         ];
         for (name, frames, want) in cases {
             let mut g = ConMesGen::default();
@@ -380,13 +390,33 @@ mod tests {
         let cp = cp_exact();
         let p = nic(SampleCount::Sent);
         // (name, ConMes as (Qlen, flow's sent total), index of the sampling ConMes)
-        #[rustfmt::skip]
-        let cases: &[(&str, &[(u64, u64)], Option<usize>)] = &[
-            ("countdown 150 KB not yet spent", &[(50_000, 10_000), (50_000, 150_000)], None),
-            ("one byte past 150 KB samples", &[(50_000, 10_000), (50_000, 150_001)], Some(1)),
-            ("bytes sent with no ConMes count at the next ConMes", &[(50_000, 1_000_000)], Some(0)),
-            ("ConMes themselves count nothing", &[(50_000, 0), (50_000, 0), (50_000, 0)], None),
-            ("total below the last one counts 0", &[(50_000, 100_000), (50_000, 90_000)], None),
+        type Case = (&'static str, &'static [(u64, u64)], Option<usize>);
+        let cases: &[Case] = &[
+            (
+                "countdown 150 KB not yet spent",
+                &[(50_000, 10_000), (50_000, 150_000)],
+                None,
+            ),
+            (
+                "one byte past 150 KB samples",
+                &[(50_000, 10_000), (50_000, 150_001)],
+                Some(1),
+            ),
+            (
+                "bytes sent with no ConMes count at the next ConMes",
+                &[(50_000, 1_000_000)],
+                Some(0),
+            ),
+            (
+                "ConMes themselves count nothing",
+                &[(50_000, 0), (50_000, 0), (50_000, 0)],
+                None,
+            ),
+            (
+                "total below the last one counts 0",
+                &[(50_000, 100_000), (50_000, 90_000)],
+                None,
+            ),
         ];
         for (name, msgs, want) in cases {
             let mut n = NicFb::new(&cp, Rng::from_seed(4));
