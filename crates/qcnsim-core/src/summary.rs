@@ -4,7 +4,8 @@
 //! `analysis.recovery_fraction` of the restored capacity.
 
 use crate::api::{ColumnData, Table};
-use crate::scenario::Scenario;
+use crate::proto::nic_fb::Feedback;
+use crate::scenario::{CcMode, Scenario};
 use crate::units::{self, SimTime};
 
 #[derive(Default)]
@@ -109,6 +110,20 @@ pub fn summarize(sc: &Scenario, tables: &[Table], events_dropped: u64) -> Table 
                 format!("{what} messages, all CPs"),
             );
         }
+    }
+    if sc.cc == CcMode::Qcn && sc.qcn.feedback == Feedback::Nic {
+        rows.add(
+            "conmes_sent",
+            i64_col(ports, "conmes_sent").iter().sum::<i64>() as f64,
+            "frames",
+            "all CPs (NIC-side feedback)".into(),
+        );
+        rows.add(
+            "nic_dings",
+            sum("cnm_received"),
+            "frames",
+            "negative quantised Fb computed at the NICs".into(),
+        );
     }
     if events_dropped > 0 {
         rows.add(

@@ -99,6 +99,8 @@ struct Net {
     seed: u64,
     /// BCN: (sample window, Qsc, back-off Tmax in us)
     bcn: (u64, Option<u64>, Option<u64>),
+    /// QCN with NIC-side feedback (ConMes) instead of CNMs.
+    nic_fb: bool,
 }
 
 fn net() -> impl Strategy<Value = Net> {
@@ -126,12 +128,24 @@ fn net() -> impl Strategy<Value = Net> {
                 prop::option::of(1_000u64..=200_000),
                 prop::option::weighted(0.3, 1u64..=2_000),
             ),
+            prop::bool::weighted(0.3),
         ),
     )
         .prop_map(
             |(
                 (n_sw, host_sw, link_mbps, delay_ns, sw_buf, nic_buf, flows),
-                (cc, duration_us, sched, min_rate_mbps, timer_us, rl_queue, rl_burst, seed, bcn),
+                (
+                    cc,
+                    duration_us,
+                    sched,
+                    min_rate_mbps,
+                    timer_us,
+                    rl_queue,
+                    rl_burst,
+                    seed,
+                    bcn,
+                    nic_fb,
+                ),
             )| Net {
                 n_sw,
                 host_sw,
@@ -149,6 +163,7 @@ fn net() -> impl Strategy<Value = Net> {
                 rl_burst,
                 seed,
                 bcn,
+                nic_fb,
             },
         )
 }
@@ -168,6 +183,8 @@ struct Built {
     /// congestion control on (QCN or BCN)
     cc: bool,
     bcn: bool,
+    /// QCN with NIC-side feedback
+    nic_fb: bool,
     /// BCN with a BCN(0,0) back-off: a held regulator reports rate 0
     bcn_backoff: bool,
     /// ports allowed to send CNMs
@@ -296,6 +313,14 @@ fn build(n: &Net) -> Built {
     if let Some(b) = n.rl_burst {
         writeln!(t, "rl_burst = \"{b}B\"").unwrap();
     }
+    if n.nic_fb {
+        writeln!(t, "[cc.qcn.nic]\nconmes_interval = \"1000B\"").unwrap();
+        t = t.replacen(
+            "[cc.qcn.cp]",
+            "[cc.qcn]\nfeedback = \"nic\"\n[cc.qcn.cp]",
+            1,
+        );
+    }
     let (window, q_sc, t_max) = n.bcn;
     writeln!(
         t,
@@ -326,6 +351,7 @@ fn build(n: &Net) -> Built {
         min_rate_bps: n.min_rate_mbps as f64 * 1e6,
         cc: n.cc != 0,
         bcn: n.cc == 2,
+        nic_fb: n.cc == 1 && n.nic_fb,
         bcn_backoff: n.cc == 2 && t_max.is_some(),
         cp_ports,
     }
@@ -456,6 +482,8 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
                 .sum()
         })
         .collect();
+    let pconmes = i64s(pt, "conmes_sent");
+    let conmes_rx: i64 = i64s(fl, "conmes_received").iter().sum();
     let pmax = i64s(pt, "max_qlen_bytes");
     let pmean = f64s(pt, "mean_qlen_bytes");
     let prate = f64s(pt, "link_rate_bps");
@@ -471,18 +499,26 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
         prop_assert_eq!(prate[i], *rate);
         if from_host(name) {
             nic_drops += pdrop[i];
-            prop_assert_eq!(pcnm[i] + pbcn[i], 0, "host port {} sent CNMs", name);
+            prop_assert_eq!(
+                pcnm[i] + pbcn[i] + pconmes[i],
+                0,
+                "host port {} sent CNMs",
+                name
+            );
         } else {
             sw_drops += pdrop[i];
         }
         if into_host(name) {
             to_hosts_tx += ptx[i];
         }
-        if !b.cp_ports.contains(name) || !b.cc || b.bcn {
+        if !b.cp_ports.contains(name) || !b.cc || b.bcn || b.nic_fb {
             prop_assert_eq!(pcnm[i], 0, "port {} is not a QCN CP but sent CNMs", name);
         }
         if !b.cp_ports.contains(name) || !b.bcn {
             prop_assert_eq!(pbcn[i], 0, "port {} is not a BCN CP but sent BCN", name);
+        }
+        if !b.cp_ports.contains(name) || !b.nic_fb {
+            prop_assert_eq!(pconmes[i], 0, "port {} sent ConMes", name);
         }
         let cap_bytes = match cap {
             Buf::Bytes(x) => Some(*x as i64),
@@ -533,8 +569,9 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
     // alive; so late data frames = tx into hosts - rx - CNMs into hosts.
     let total_infl: i64 = infl.iter().sum();
     let total_rx: i64 = rx.iter().sum();
-    // control messages received by sources: CNMs and BCN messages
-    let total_cnm_rx: i64 = cnm_rx.iter().sum::<i64>()
+    // control messages received by sources: CNMs and BCN messages (as recorded in events), or,
+    // with NIC-side feedback, ConMes (the NIC's dings count as cnm_received but travel no link)
+    let msg_rx_events: i64 = cnm_rx.iter().sum::<i64>()
         + [
             "bcn_negative_received",
             "bcn_positive_received",
@@ -543,6 +580,8 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
         .iter()
         .map(|c| i64s(fl, c).iter().sum::<i64>())
         .sum::<i64>();
+    let total_cnm_rx = if b.nic_fb { conmes_rx } else { msg_rx_events };
+    prop_assert!(conmes_rx <= pconmes.iter().sum::<i64>());
     let late_upper = to_hosts_tx - total_rx - total_cnm_rx; // = late data + late CNMs
     prop_assert!(
         late_upper >= 0,
@@ -684,8 +723,8 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
 
     if std::env::var_os("QCNSIM_PROP_STATS").is_some() {
         eprintln!(
-            "stats: cc={} bcn={} flows={} gen={} sw_drops={} nic_drops={} rl_drops={} cnm={} bcn_msgs={} live={} late<={} infl={}",
-            b.cc, b.bcn, names.len(), gen.iter().sum::<i64>(), sw_drops, nic_drops, rl.iter().sum::<i64>(),
+            "stats: cc={} bcn={} nic_fb={} conmes={} flows={} gen={} sw_drops={} nic_drops={} rl_drops={} cnm={} bcn_msgs={} live={} late<={} infl={}",
+            b.cc, b.bcn, b.nic_fb, conmes_rx, names.len(), gen.iter().sum::<i64>(), sw_drops, nic_drops, rl.iter().sum::<i64>(),
             pcnm.iter().sum::<i64>(), pbcn.iter().sum::<i64>(), live, late_upper, total_infl
         );
     }
@@ -699,7 +738,7 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
     prop_assert_eq!(count("cnm_sent"), pcnm.iter().sum::<i64>());
     prop_assert_eq!(
         count("cnm_received") + count("bcn_received") + count("bcn0_received"),
-        total_cnm_rx
+        msg_rx_events
     );
     prop_assert_eq!(
         count("bcn_sent") + count("bcn0_sent"),

@@ -191,6 +191,16 @@ fn cases() -> Vec<Case> {
         Case { what: "memory_switches names a host", edit: Set(&["metrics.memory_switches=[\"a\"]"]), path: "metrics.memory_switches.0", shows: "\"a\"" },
         Case { what: "memory_switches garbage", edit: Set(&["metrics.memory_switches=all"]), path: "metrics.memory_switches", shows: "all" },
         Case { what: "BCN rl_queue too small", edit: Set(&["cc.bcn.rp.rl_queue=10B"]), path: "cc.bcn.rp.rl_queue", shows: "10B" },
+        Case { what: "unknown feedback location", edit: Set(&["cc.qcn.feedback=\"cp\""]), path: "cc.qcn.feedback", shows: "cp" },
+        Case { what: "feedback of the wrong type", edit: Set(&["cc.qcn.feedback=1"]), path: "cc.qcn.feedback", shows: "1" },
+        Case { what: "ConMes interval below 64 B", edit: Set(&["cc.qcn.feedback=\"nic\"", "cc.qcn.nic.conmes_interval=10B"]), path: "cc.qcn.nic.conmes_interval", shows: "10B" },
+        Case { what: "ConMes interval given as a time", edit: Set(&["cc.qcn.nic.conmes_interval=1ms"]), path: "cc.qcn.nic.conmes_interval", shows: "1ms" },
+        Case { what: "ConMes frame too large", edit: Set(&["cc.qcn.nic.conmes_frame=2000B"]), path: "cc.qcn.nic.conmes_frame", shows: "2000B" },
+        Case { what: "unknown NIC sample count", edit: Set(&["cc.qcn.nic.sample_count=\"bytes\""]), path: "cc.qcn.nic.sample_count", shows: "bytes" },
+        Case { what: "unknown key in cc.qcn.nic", edit: Set(&["cc.qcn.nic.interval=1KB"]), path: "cc.qcn.nic.interval", shows: "unknown key" },
+        Case { what: "NIC feedback with representative multicast feedback", edit: Set(&["cc.qcn.feedback=\"nic\"", "cc.qcn.multicast_feedback=\"representative\""]), path: "cc.qcn.feedback", shows: "representative" },
+        Case { what: "NIC feedback with push-back", edit: Set(&["cc.qcn.feedback=\"nic\"", "cc.qcn.pushback.enabled=true"]), path: "cc.qcn.feedback", shows: "pushback" },
+        Case { what: "cc.qcn.nic not a table", edit: Set(&["cc.qcn.nic=3"]), path: "cc.qcn.nic", shows: "3" },
     ]
 }
 

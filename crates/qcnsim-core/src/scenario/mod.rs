@@ -10,6 +10,7 @@ pub mod sweep;
 use crate::api::ScenarioError;
 use crate::proto::bcn::{BcnCpParams, BcnRpParams};
 use crate::proto::multicast::McFeedback;
+use crate::proto::nic_fb::{Feedback, NicFbParams};
 use crate::proto::qcn_cp::CpParams;
 use crate::proto::qcn_rp::RpParams;
 use crate::units::{self, SimTime};
@@ -151,6 +152,10 @@ pub struct QcnSpec {
     pub multicast_feedback: McFeedback,
     /// BA sensor, SONAR and path-based push-back (docs/models/qcn-transient.md).
     pub transient: TransientSpec,
+    /// Where Fb is computed (`cc.qcn.feedback`).
+    pub feedback: Feedback,
+    /// NIC-side feedback parameters (`[cc.qcn.nic]`), used with `Feedback::Nic`.
+    pub nic: NicFbParams,
 }
 
 /// The transient-response options of QCN (all off by default).
@@ -523,6 +528,8 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             cp_ports: Vec::new(),
             multicast_feedback: McFeedback::Standard,
             transient: TransientSpec::default(),
+            feedback: Feedback::Switch,
+            nic: NicFbParams::standard(),
         },
         bcn: BcnSpec {
             cp: BcnCpParams::study(),
@@ -1085,6 +1092,10 @@ fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
     let (mut rp, rl_queue_bytes, rl_burst_bytes) = params::read_rp(&mut rpr)?;
     q.put("rp", Json::Object(rpr.finish()?));
     let transient = parse_transient(q, &mut cp, &mut rp)?;
+    let feedback = params::read_feedback(q)?;
+    let mut nicr = q.sub("nic")?;
+    let nic = params::read_nic(&mut nicr)?;
+    q.put("nic", Json::Object(nicr.finish()?));
     let cnm_bytes = q.bytes_or("cnm_frame", 128)?;
     if !(64..=1518).contains(&cnm_bytes) {
         return Err(q.err(
@@ -1102,6 +1113,22 @@ fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
         "representative" => McFeedback::Representative,
         _ => McFeedback::Standard,
     };
+    if feedback == Feedback::Nic && multicast_feedback == McFeedback::Representative {
+        return Err(q.err(
+            "feedback",
+            "\"nic\"",
+            "\"switch\" while cc.qcn.multicast_feedback = \"representative\" (the representative \
+             scheme needs CP-computed feedback)",
+        ));
+    }
+    if feedback == Feedback::Nic && transient.pushback {
+        return Err(q.err(
+            "feedback",
+            "\"nic\"",
+            "\"switch\" while cc.qcn.pushback.enabled = true (Fb99 messages are sent by CPs that \
+             compute Fb)",
+        ));
+    }
     if let Some(p) = (0..sc.n_ports()).find(|&p| cp_ports[p] && !sc.is_switch_port(p)) {
         return Err(q.err(
             "cp_ports",
@@ -1117,6 +1144,8 @@ fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
         rl_burst_bytes,
         cp_ports,
         multicast_feedback,
+        feedback,
+        nic,
         transient,
     })
 }

@@ -4,6 +4,7 @@
 
 use super::reader::{Res, TableReader};
 use crate::proto::bcn::{BcnCpParams, BcnRpParams, SevereCheck};
+use crate::proto::nic_fb::{Feedback, NicFbParams, SampleCount};
 use crate::proto::qcn_ba::BaParams;
 use crate::proto::qcn_cp::CpParams;
 use crate::proto::qcn_rp::{Fb99Step, HaiMode, RpParams};
@@ -34,6 +35,8 @@ pub struct ParamSpec {
     pub help: &'static str,
 }
 
+const QCN: &str = "cc.qcn";
+const NIC: &str = "cc.qcn.nic";
 const CP: &str = "cc.qcn.cp";
 const RP: &str = "cc.qcn.rp";
 const BA: &str = "cc.qcn.ba";
@@ -46,9 +49,14 @@ const MIB: &str = "IEEE 802.1Q MIB (IEEE8021-CN-MIB)";
 const STUDY: &str = "BCN calibration study (mechanisms.md §5)";
 const X82598: &str = "Intel 82598 bcn_config (reference.md §4)";
 const PC: &str = "QCN pseudo code v2.x";
+const HW: &str = "QCN hardware study (mechanisms.md §4)";
 
 pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: "cc.qcn", key: "multicast_feedback", kind: Kind::Choice(&["standard", "representative"]), default: "standard", source: "mechanisms.md §6 (multicast QCN study)", help: "CNMs for flows addressed to a group: every CP of the tree sends for its sampled copies (standard), or only the representative CP, with the RP decreasing by F̂b (representative, Algorithms 1 and 2). Unicast flows always use standard QCN." },
+    ParamSpec { section: QCN, key: "feedback", kind: Kind::Choice(&["switch", "nic"]), default: "switch", source: "mechanisms.md §4", help: "Where Fb is computed: at the CP, which sends CNMs (switch, the standard), or at the NIC from the queue lengths the switch reports in ConMes frames (nic, the hardware-study variant; Qeq, w, quantiser, sampling table and jitter are those of cc.qcn.cp)." },
+    ParamSpec { section: NIC, key: "conmes_interval", kind: Kind::Bytes { min: 64, max: 1 << 30 }, default: "1000B", source: HW, help: "With feedback = \"nic\": the CP queue sends one ConMes (carrying its Qlen) per this many bytes enqueued, to the source of the frame enqueued at that instant, only when that frame found a backlog." },
+    ParamSpec { section: NIC, key: "conmes_frame", kind: Kind::Bytes { min: 64, max: 1518 }, default: "64B", source: "interpretation (minimum Ethernet frame; the study gives no size)", help: "Size of a ConMes control frame on the wire (strict-priority control queue, never sampled)." },
+    ParamSpec { section: NIC, key: "sample_count", kind: Kind::Choice(&["conmes", "sent"]), default: "conmes", source: "interpretation (mechanisms.md §4: the NIC \"samples the ConMes stream\")", help: "What the NIC's sampling countdown counts: conmes_interval bytes per ConMes received (conmes), or the bytes the flow has sent, sampling at the first ConMes after the countdown expired (sent)." },
     ParamSpec { section: CP, key: "q_eq", kind: Kind::Bytes { min: 100, max: u32::MAX as u64 }, default: "26000B", source: MIB, help: "Qeq, the equilibrium queue length (set point) of the CP (cpQSp)." },
     ParamSpec { section: CP, key: "w", kind: Kind::Float { min: 0.0, max: 64.0 }, default: "2.0", source: MIB, help: "w, the weight of the queue growth Qdelta in Fb = -(Qoff + w*Qdelta) (cpW = 1 means 2^1)." },
     ParamSpec { section: CP, key: "fb_bits", kind: Kind::Int { min: 3, max: 8 }, default: "6", source: MIB, help: "Width of the quantised feedback QntzFb (6 bits: 0..63)." },
@@ -187,6 +195,26 @@ pub fn read_cp(t: &mut TableReader) -> Res<CpParams> {
     p.fb_bits = read_int(t, spec(CP, "fb_bits"))? as u32;
     p.sample_base_bytes = read_bytes(t, spec(CP, "sample_base"))?;
     p.jitter = read_f64(t, spec(CP, "jitter"))?;
+    Ok(p)
+}
+
+/// Read `cc.qcn.feedback` (from the `cc.qcn` table).
+pub fn read_feedback(t: &mut TableReader) -> Res<Feedback> {
+    Ok(match read_choice(t, spec(QCN, "feedback"))?.as_str() {
+        "nic" => Feedback::Nic,
+        _ => Feedback::Switch,
+    })
+}
+
+/// Read `cc.qcn.nic`.
+pub fn read_nic(t: &mut TableReader) -> Res<NicFbParams> {
+    let mut p = NicFbParams::standard();
+    p.conmes_interval_bytes = read_bytes(t, spec(NIC, "conmes_interval"))?;
+    p.conmes_frame_bytes = read_bytes(t, spec(NIC, "conmes_frame"))? as u32;
+    p.sample_count = match read_choice(t, spec(NIC, "sample_count"))?.as_str() {
+        "sent" => SampleCount::Sent,
+        _ => SampleCount::ConMes,
+    };
     Ok(p)
 }
 

@@ -8,7 +8,8 @@
 //!   an `i32` payload and the CP's CPID, routes it to the source of the sampled frame through
 //!   the strict-priority control queues, and records it. Payload per kind:
 //!   `KIND_CNM`: qntzFb (1..63); `KIND_BCN`: Fb in bytes (negative or positive; Fb in pages =
-//!   payload / `cc.bcn.page`); `KIND_BCN0`: 0 (BCN(0,0)).
+//!   payload / `cc.bcn.page`); `KIND_BCN0`: 0 (BCN(0,0)); `KIND_CONMES` (NIC-side QCN
+//!   feedback, built in sim/nicfb.rs): the CP's Qlen in bytes.
 //! - **Reaction.** [`Sim::on_host_control`] hands a message that reaches its source host to
 //!   the flow's [`Reaction`]; every reaction returns the same [`RpOutput`] (timer command +
 //!   rate changed), applied by [`Sim::rp_output`] to the one per-flow token-bucket rate limiter
@@ -165,6 +166,12 @@ impl<'a> Sim<'a> {
     pub(super) fn on_host_control(&mut self, pkt: u32) {
         let pk = self.pkts[pkt as usize];
         self.release(pkt);
+        self.host_react(pk);
+    }
+
+    /// The source host of `pk.flow` handles feedback message `pk` (also called with a CNM the
+    /// NIC made itself from ConMes, sim/nicfb.rs).
+    pub(super) fn host_react(&mut self, pk: Pkt) {
         let fi = pk.flow as usize;
         let now = self.now;
         let rec_kind = match pk.kind {
@@ -179,6 +186,10 @@ impl<'a> Sim<'a> {
                 } else {
                     REC_BCN_RX
                 }
+            }
+            KIND_CONMES => {
+                self.on_conmes(fi, pk.fb, pk.cpid);
+                return;
             }
             _ => {
                 // the QCN transient-response messages (SONAR echo, push-back Fb99)

@@ -30,6 +30,7 @@ mod bcn;
 mod cm;
 mod fabric;
 mod multicast;
+mod nicfb;
 mod output;
 mod qcn;
 mod traffic;
@@ -97,6 +98,9 @@ const KIND_CNM: u8 = 1;
 const KIND_BCN: u8 = 2;
 /// BCN(0,0), severe congestion (payload 0).
 const KIND_BCN0: u8 = 3;
+/// NIC-side QCN feedback: a congestion message carrying the CP's Qlen (payload: bytes,
+/// saturating; sim/nicfb.rs).
+const KIND_CONMES: u8 = 4;
 
 #[derive(Clone, Copy, Default)]
 struct Pkt {
@@ -316,6 +320,8 @@ pub struct Sim<'a> {
     ports: Vec<Port>,
     flows: Vec<Flow>,
     cps: Vec<CpState>,
+    /// NIC-side QCN feedback (ConMes generators and NIC samplers); empty unless it is on.
+    nicfb: nicfb::NicFbState,
     routes: Routes,
     rec: Recorder,
     events: u64,
@@ -529,6 +535,7 @@ impl<'a> Sim<'a> {
             free: Vec::with_capacity(4096),
             ports,
             flows,
+            nicfb: nicfb::NicFbState::new(sc, seed, cps.len()),
             cps,
             routes,
             rec,

@@ -314,6 +314,10 @@ impl<'a> Sim<'a> {
                         ColumnData::I64(fl.iter().map(|f| f.bcn_rx[2] as i64).collect()),
                     )
                     .col(
+                        "conmes_received",
+                        ColumnData::I64(nicfb::NicFbState::column(&self.nicfb.conmes_rx, fl.len())),
+                    )
+                    .col(
                         "fct_ps",
                         ColumnData::I64(
                             fl.iter()
@@ -390,6 +394,13 @@ impl<'a> Sim<'a> {
                     .col(
                         "bcn0_sent",
                         ColumnData::I64(ps.iter().map(|p| p.bcn_sent[2] as i64).collect()),
+                    )
+                    .col(
+                        "conmes_sent",
+                        ColumnData::I64(nicfb::NicFbState::column(
+                            &self.nicfb.conmes_sent,
+                            ps.len(),
+                        )),
                     )
                     .col(
                         "max_qlen_bytes",

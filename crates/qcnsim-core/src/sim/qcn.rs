@@ -13,6 +13,11 @@ impl<'a> Sim<'a> {
     /// CNM may send an Fb99 instead).
     #[inline]
     pub(super) fn qcn_cp_enqueue(&mut self, pi: usize, cpi: usize, pkt: u32, qlen: u64, size: u32) {
+        if self.nicfb.on {
+            // NIC-side feedback: the CP port only reports its queue length (sim/nicfb.rs)
+            self.conmes_on_enqueue(pi, cpi, pkt, qlen, size);
+            return;
+        }
         let CpState::Qcn(cp) = &mut self.cps[cpi] else {
             return;
         };

@@ -1,0 +1,111 @@
+//! NIC-side Fb computation (mechanisms.md §4, docs/models/qcn-nic-feedback.md): every QCN CP
+//! port sends ConMes frames carrying its Qlen; each flow's NIC samples them and computes Fb
+//! itself (the state machines are in `proto::nic_fb`). A negative quantised Fb becomes a CNM
+//! handled by the source exactly like one from a switch (`Sim::host_react`). With
+//! `cc.qcn.feedback = "switch"` nothing here runs and the state is empty.
+
+use super::*;
+use crate::proto::nic_fb::{ConMesGen, Feedback, NicFb};
+
+/// State of the NIC-side variant.
+#[derive(Default)]
+pub(super) struct NicFbState {
+    /// `cc.mode = "qcn"` and `cc.qcn.feedback = "nic"`.
+    pub(super) on: bool,
+    /// One ConMes generator per CP slot (indexed like `Sim::cps`).
+    gens: Vec<ConMesGen>,
+    /// One NIC sampler per flow.
+    nics: Vec<NicFb>,
+    /// ConMes sent, per port (empty when off).
+    pub(super) conmes_sent: Vec<u64>,
+    /// ConMes received, per flow (empty when off).
+    pub(super) conmes_rx: Vec<u64>,
+}
+
+impl NicFbState {
+    pub(super) fn new(sc: &Scenario, seed: u64, n_cps: usize) -> NicFbState {
+        if !(sc.cc == CcMode::Qcn && sc.qcn.feedback == Feedback::Nic) {
+            return NicFbState::default();
+        }
+        NicFbState {
+            on: true,
+            gens: vec![ConMesGen::default(); n_cps],
+            nics: (0..sc.flows.len())
+                .map(|i| {
+                    NicFb::new(
+                        &sc.qcn.cp,
+                        Rng::stream(seed, StreamId::new(kinds::NIC_FB, i as u32, 0)),
+                    )
+                })
+                .collect(),
+            conmes_sent: vec![0; sc.n_ports()],
+            conmes_rx: vec![0; sc.flows.len()],
+        }
+    }
+
+    /// A per-port or per-flow counter column: the counts, or zeros when the variant is off.
+    pub(super) fn column(counts: &[u64], n: usize) -> Vec<i64> {
+        if counts.is_empty() {
+            vec![0; n]
+        } else {
+            counts.iter().map(|&c| c as i64).collect()
+        }
+    }
+}
+
+impl<'a> Sim<'a> {
+    /// Data frame `pkt` of `size` bytes was enqueued at CP port `pi` (CP slot `cpi`); the queue
+    /// holds `qlen` bytes including it. Send a ConMes when the generator says so.
+    pub(super) fn conmes_on_enqueue(
+        &mut self,
+        pi: usize,
+        cpi: usize,
+        pkt: u32,
+        qlen: u64,
+        size: u32,
+    ) {
+        let Some(q) = self.nicfb.gens[cpi].on_enqueue(&self.sc.qcn.nic, qlen, size) else {
+            return;
+        };
+        let flow = self.pkts[pkt as usize].flow;
+        let sw = self.ports[pi].node;
+        let src = self.flows[flow as usize].src;
+        let Some(out) = self.routes.next(sw as usize, src as usize) else {
+            return;
+        };
+        self.nicfb.conmes_sent[pi] += 1;
+        let msg = self.alloc(Pkt {
+            born: self.now,
+            size: self.sc.qcn.nic.conmes_frame_bytes,
+            flow,
+            hop: 0,
+            kind: KIND_CONMES,
+            fb: q.min(i32::MAX as u64) as i32,
+            cpid: pi as u32,
+            dst: src,
+            at: sw,
+            special: false,
+        });
+        self.enqueue_ctrl(out, msg);
+    }
+
+    /// A ConMes from CP port `cpid` reporting `qlen` bytes reached flow `fi`'s NIC: sample,
+    /// compute Fb, and on a quantised Fb > 0 hand the source a CNM (the "ding") carrying it.
+    pub(super) fn on_conmes(&mut self, fi: usize, qlen: i32, cpid: u32) {
+        self.nicfb.conmes_rx[fi] += 1;
+        let sent = self.flows[fi].sent_bytes;
+        let sample =
+            self.nicfb.nics[fi].on_conmes(&self.sc.qcn.cp, &self.sc.qcn.nic, qlen as u64, sent);
+        if let Some(s) = sample {
+            if s.sends_cnm() {
+                self.host_react(Pkt {
+                    flow: fi as u32,
+                    kind: KIND_CNM,
+                    fb: s.qntz_fb as i32,
+                    cpid,
+                    ..Pkt::default()
+                });
+            }
+        }
+    }
+}
