@@ -78,6 +78,15 @@ OVERRIDE_CASES = [
     ("bcn-severe-check-unknown", ["cc.bcn.cp.severe_check=always"], "cc.bcn.cp.severe_check"),
     ("bcn-detection-off-unknown-switch", ['cc.bcn.detection_off=["sw9"]'], "cc.bcn.detection_off.0"),
     ("bcn-unknown-key", ["cc.bcn.cp.window=10KB"], "cc.bcn.cp.window"),
+    # NIC-side QCN feedback
+    ("unknown-feedback", ["cc.qcn.feedback=cp"], "cc.qcn.feedback"),
+    ("conmes-interval-too-small", ["cc.qcn.feedback=nic", "cc.qcn.nic.conmes_interval=1B"],
+     "cc.qcn.nic.conmes_interval"),
+    ("conmes-interval-as-rate", ["cc.qcn.nic.conmes_interval=1Gbps"], "cc.qcn.nic.conmes_interval"),
+    ("conmes-frame-too-big", ["cc.qcn.nic.conmes_frame=9000B"], "cc.qcn.nic.conmes_frame"),
+    ("unknown-nic-sample-count", ["cc.qcn.nic.sample_count=frames"], "cc.qcn.nic.sample_count"),
+    ("unknown-nic-key", ["cc.qcn.nic.q_eq=33KB"], "cc.qcn.nic.q_eq"),
+    ("nic-feedback-with-pushback", ["cc.qcn.feedback=nic", "cc.qcn.pushback.enabled=true"], "cc.qcn.feedback"),
 ]
 
 
