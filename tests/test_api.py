@@ -62,11 +62,17 @@ def test_from_text(hotspot_path):
 
 def test_variants(hotspot):
     vs = hotspot.variants()
-    assert [v["name"] for v in vs] == ["hotspot-0.5G", "hotspot-1G"]
+    assert [v["name"] for v in vs] == ["hotspot-0.5G", "hotspot-1G", "nic-0.5G", "nic-1G", "nic-hw-0.5G",
+                                       "nic-hw-1G"]
     for v in vs:
         assert isinstance(v["set"], dict)
     v1 = hotspot.variant("hotspot-1G")
     assert v1.resolved()["schedule"][0]["rate"] == "1Gbps"
+    assert v1.resolved()["cc"]["qcn"]["feedback"] == "switch"
+    hw = hotspot.variant("nic-hw-1G").resolved()
+    assert hw["cc"]["qcn"]["feedback"] == "nic" and hw["schedule"][0]["rate"] == "1Gbps"
+    assert (hw["cc"]["qcn"]["rp"]["min_rate"], hw["cc"]["qcn"]["rp"]["r_ai"], hw["cc"]["qcn"]["rp"]["r_hai"]) == (
+        "9.6Mbps", "3.1Mbps", "51.2Mbps")
     with pytest.raises(qcnsim.ScenarioError) as ei:
         hotspot.variant("nope")
     assert ei.value.path == "variants"
