@@ -36,6 +36,15 @@ fn peak_rss_kib() -> Option<u64> {
         .ok()
 }
 
+/// CPU time of the calling thread, seconds (Linux: `/proc/thread-self/schedstat`). Unlike the
+/// wall time it hardly depends on what else the machine runs, so it is the figure to compare
+/// on a shared machine.
+fn thread_cpu_s() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 / 1e9)
+}
+
 fn run_one(
     name: &str,
     text: &str,
@@ -43,7 +52,17 @@ fn run_one(
     seed: Option<u64>,
     json: bool,
 ) -> Result<(), String> {
-    let out = api::run(text, overrides, seed, &mut |_| true).map_err(|e| e.to_string())?;
+    // CPU time from loading the scenario to the end of the event loop (the last progress call,
+    // with fraction 1), without writing out the tables.
+    let cpu0 = thread_cpu_s();
+    let mut cpu_run = None;
+    let out = api::run(text, overrides, seed, &mut |f| {
+        if f >= 1.0 {
+            cpu_run = thread_cpu_s().zip(cpu0).map(|(b, a)| b - a);
+        }
+        true
+    })
+    .map_err(|e| e.to_string())?;
     let sim_s = out.sim_time_ps as f64 / 1e12;
     let rss = peak_rss_kib().unwrap_or(0);
     let delivered: i64 = match out.table("flows").and_then(|t| t.column("rx_bytes")) {
@@ -69,9 +88,16 @@ fn run_one(
             }
         }
     }
+    let (cpu_json, cpu_text) = match cpu_run {
+        Some(c) if c > 0.0 => (
+            format!("\"cpu_s\": {c:.6}, \"sim_s_per_cpu_s\": {:.4}, ", sim_s / c),
+            format!("  ({:.2} sim-s/cpu-s)", sim_s / c),
+        ),
+        _ => (String::new(), String::new()),
+    };
     if json {
         println!(
-            "{{\"name\": \"{name}\", \"sim_s\": {sim_s}, \"wall_s\": {:.6}, \"sim_s_per_wall_s\": {:.4}, \"events\": {}, \"events_per_s\": {:.0}, \"frames_forwarded\": {}, \"frames_per_s\": {:.0}, \"peak_rss_kib\": {rss}, \"delivered_bytes\": {delivered}}}",
+            "{{\"name\": \"{name}\", \"sim_s\": {sim_s}, \"wall_s\": {:.6}, \"sim_s_per_wall_s\": {:.4}, {cpu_json}\"events\": {}, \"events_per_s\": {:.0}, \"frames_forwarded\": {}, \"frames_per_s\": {:.0}, \"peak_rss_kib\": {rss}, \"delivered_bytes\": {delivered}}}",
             out.wall_s,
             sim_s / out.wall_s,
             out.events,
@@ -81,7 +107,7 @@ fn run_one(
         );
     } else {
         println!(
-            "{name:<20} sim {sim_s:.3} s in {:.3} s wall: {:>7.2} sim-s/wall-s  {:>6.2} M events/s  {:>6.2} M frames fwd/s  peak RSS {:.1} MB  ({} events, {} frames forwarded, {:.3} Gb/s delivered)",
+            "{name:<20} sim {sim_s:.3} s in {:.3} s wall: {:>7.2} sim-s/wall-s{cpu_text}  {:>6.2} M events/s  {:>6.2} M frames fwd/s  peak RSS {:.1} MB  ({} events, {} frames forwarded, {:.3} Gb/s delivered)",
             out.wall_s,
             sim_s / out.wall_s,
             out.events as f64 / out.wall_s / 1e6,

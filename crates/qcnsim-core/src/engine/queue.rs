@@ -48,13 +48,12 @@ fn bucket_of(t: SimTime) -> u64 {
     t >> SHIFT
 }
 
-/// A calendar list node.
+/// A calendar list node (its link is in [`EventQueue::links`]).
 #[derive(Clone, Copy)]
 struct Node<E> {
     time: SimTime,
     seq: u64,
     ev: E,
-    next: u32,
 }
 
 impl<E> Node<E> {
@@ -65,13 +64,19 @@ impl<E> Node<E> {
 }
 
 pub struct EventQueue<E: Copy> {
-    /// First and last node of each bucket's list (`NIL` when empty). Lists are sorted by key.
-    head: [u32; NB],
+    /// The list links: `links[i]` (`i < NB`) is the first node of bucket `i`, `links[NB + n]`
+    /// the node after node `n` (or the next free node), `NIL` at the end. Putting the heads
+    /// and the `next` fields in one array makes an append the same store whether the bucket is
+    /// empty or not. Lists are sorted by key.
+    links: Vec<u32>,
+    /// The link slot to write when appending to bucket `i` (`i` itself when it is empty).
     tail: [u32; NB],
+    /// Time of bucket `i`'s last node (0 when empty): an event not earlier than it appends.
+    tail_time: [SimTime; NB],
     /// Bit `i` set: bucket `i` is not empty.
     bits: [u64; WORDS],
     nodes: Vec<Node<E>>,
-    /// Free list through `Node::next`.
+    /// Free list of nodes, through `links`.
     free: u32,
     /// Number of events in the calendar.
     near: usize,
@@ -79,6 +84,8 @@ pub struct EventQueue<E: Copy> {
     /// lies in buckets `cur .. cur + NB`, so ring slot `b % NB` holds absolute bucket `b` only.
     cur: u64,
     far: Heap<E>,
+    /// The heap's smallest key (`u128::MAX` when empty).
+    far_min: u128,
     seq: u64,
 }
 
@@ -90,15 +97,19 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
+        let mut links = Vec::with_capacity(NB + 256);
+        links.resize(NB, NIL);
         EventQueue {
-            head: [NIL; NB],
-            tail: [NIL; NB],
+            links,
+            tail: std::array::from_fn(|i| i as u32),
+            tail_time: [0; NB],
             bits: [0; WORDS],
             nodes: Vec::with_capacity(256),
             free: NIL,
             near: 0,
             cur: 0,
             far: Heap::new(),
+            far_min: u128::MAX,
             seq: 0,
         }
     }
@@ -118,57 +129,83 @@ impl<E: Copy> EventQueue<E> {
         self.seq
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, t: SimTime, ev: E) {
         let seq = self.seq;
         self.seq += 1;
         let b = bucket_of(t);
         if b.wrapping_sub(self.cur) >= NB as u64 {
-            let key = ((t as u128) << 64) | seq as u128;
-            self.far.push(Entry { key, ev });
+            self.push_far(t, seq, ev);
             return;
         }
-        let node = Node {
-            time: t,
-            seq,
-            ev,
-            next: NIL,
-        };
-        let n = if self.free != NIL {
-            let n = self.free;
-            self.free = self.nodes[n as usize].next;
-            self.nodes[n as usize] = node;
-            n
-        } else {
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        };
+        if self.free == NIL {
+            self.grow(ev);
+        }
+        let n = self.free as usize;
+        self.free = self.links[NB + n];
+        let node = &mut self.nodes[n];
+        node.time = t;
+        node.seq = seq;
+        node.ev = ev;
         self.near += 1;
         let i = b as usize & (NB - 1);
-        let tl = self.tail[i];
-        if tl == NIL {
-            self.head[i] = n;
-            self.tail[i] = n;
+        if self.tail_time[i] <= t {
+            // Not earlier than the last node (whose seq is smaller), or the bucket is empty:
+            // append.
+            self.links[NB + n] = NIL;
+            let tl = self.tail[i];
+            self.links[tl as usize] = n as u32;
+            self.tail[i] = (NB + n) as u32;
+            self.tail_time[i] = t;
             self.bits[i / 64] |= 1 << (i % 64);
-        } else if self.nodes[tl as usize].time <= t {
-            // Not earlier than the last one (whose seq is smaller): append.
-            self.nodes[tl as usize].next = n;
-            self.tail[i] = n;
         } else {
-            // Insert before the first node with a later time.
-            let mut prev = NIL;
-            let mut c = self.head[i];
-            while self.nodes[c as usize].time <= t {
-                prev = c;
-                c = self.nodes[c as usize].next;
-            }
-            self.nodes[n as usize].next = c;
-            if prev == NIL {
-                self.head[i] = n;
-            } else {
-                self.nodes[prev as usize].next = n;
-            }
+            self.insert_sorted(i, n);
         }
+    }
+
+    /// Insert node `n` into bucket `i` before the first node with a later time (there is one:
+    /// the last).
+    #[inline(never)]
+    fn insert_sorted(&mut self, i: usize, n: usize) {
+        let t = self.nodes[n].time;
+        let mut prev = i;
+        let mut c = self.links[i];
+        while self.nodes[c as usize].time <= t {
+            prev = NB + c as usize;
+            c = self.links[prev];
+        }
+        self.links[NB + n] = c;
+        self.links[prev] = n as u32;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_far(&mut self, t: SimTime, seq: u64, ev: E) {
+        let key = ((t as u128) << 64) | seq as u128;
+        self.far.push(Entry { key, ev });
+        self.far_min = self.far.min_key();
+    }
+
+    /// Add free nodes to the free list (their event is a copy of `ev`, never read).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, ev: E) {
+        let filler = Node {
+            time: 0,
+            seq: 0,
+            ev,
+        };
+        let n0 = self.nodes.len();
+        let add = n0.max(64);
+        for n in n0..n0 + add {
+            self.nodes.push(filler);
+            self.links.push(if n + 1 < n0 + add {
+                (n + 1) as u32
+            } else {
+                self.free
+            });
+        }
+        self.free = n0 as u32;
     }
 
     /// Ring index of the calendar's earliest non-empty bucket (the calendar must not be empty).
@@ -194,10 +231,10 @@ impl<E: Copy> EventQueue<E> {
     /// Time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&mut self) -> Option<SimTime> {
-        let far = self.far.min_key();
+        let far = self.far_min;
         let key = if self.near > 0 {
             let i = self.first_bucket();
-            self.nodes[self.head[i] as usize].key().min(far)
+            self.nodes[self.links[i] as usize].key().min(far)
         } else {
             far
         };
@@ -218,15 +255,20 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         if self.near > 0 {
             let i = self.first_bucket();
-            let n = self.head[i];
+            let n = self.links[i];
             let node = self.nodes[n as usize];
-            if node.key() < self.far.min_key() {
-                self.head[i] = node.next;
-                if node.next == NIL {
-                    self.tail[i] = NIL;
-                    self.bits[i / 64] &= !(1 << (i % 64));
-                }
-                self.nodes[n as usize].next = self.free;
+            if node.key() < self.far_min {
+                let next = self.links[NB + n as usize];
+                self.links[i] = next;
+                // The bucket may have become empty: updated with masks rather than a branch
+                // (whether it did is as unpredictable as the traffic).
+                let empty = next == NIL;
+                let m32 = (empty as u32).wrapping_neg();
+                let m64 = (empty as u64).wrapping_neg();
+                self.tail[i] = (self.tail[i] & !m32) | (i as u32 & m32);
+                self.tail_time[i] &= !m64;
+                self.bits[i / 64] &= !((empty as u64) << (i % 64));
+                self.links[NB + n as usize] = self.free;
                 self.free = n;
                 self.near -= 1;
                 self.cur = bucket_of(node.time);
@@ -234,6 +276,7 @@ impl<E: Copy> EventQueue<E> {
             }
         }
         let e = self.far.pop()?;
+        self.far_min = self.far.min_key();
         let t = key_time(e.key);
         if self.near == 0 {
             // An empty calendar may move its base anywhere: start the window here.
