@@ -48,12 +48,13 @@ fn bucket_of(t: SimTime) -> u64 {
     t >> SHIFT
 }
 
-/// A calendar list node (its link is in [`EventQueue::links`]).
+/// A calendar list node (its link is in [`EventQueue::links`]). `ev` is `None` only in nodes
+/// that were never used, so the slab can be allocated without an event value at hand.
 #[derive(Clone, Copy)]
 struct Node<E> {
     time: SimTime,
     seq: u64,
-    ev: E,
+    ev: Option<E>,
 }
 
 impl<E> Node<E> {
@@ -63,20 +64,32 @@ impl<E> Node<E> {
     }
 }
 
+/// Calendar nodes (a power of two). When all are in use, further near events go to the heap.
+const CAP: usize = 1 << 13;
+/// Link slots: bucket heads at `0..NB`, the `next` field of node `n` at `CAP + n`.
+const LINKS: usize = 2 * CAP;
+
+#[inline]
+fn next_of(n: usize) -> usize {
+    CAP + (n & (CAP - 1))
+}
+
 pub struct EventQueue<E: Copy> {
-    /// The list links: `links[i]` (`i < NB`) is the first node of bucket `i`, `links[NB + n]`
-    /// the node after node `n` (or the next free node), `NIL` at the end. Putting the heads
-    /// and the `next` fields in one array makes an append the same store whether the bucket is
-    /// empty or not. Lists are sorted by key.
-    links: Vec<u32>,
+    /// The list links: `links[i]` (`i < NB`) is the first node of bucket `i`,
+    /// `links[next_of(n)]` the node after node `n` (or the next free node), `NIL` at the end.
+    /// Putting the heads and the `next` fields in one array makes an append the same store
+    /// whether the bucket is empty or not. Lists are sorted by key. Fixed-size arrays indexed
+    /// through masks need no bounds checks.
+    links: Box<[u32; LINKS]>,
     /// The link slot to write when appending to bucket `i` (`i` itself when it is empty).
     tail: [u32; NB],
     /// Time of bucket `i`'s last node (0 when empty): an event not earlier than it appends.
     tail_time: [SimTime; NB],
     /// Bit `i` set: bucket `i` is not empty.
     bits: [u64; WORDS],
-    nodes: Vec<Node<E>>,
-    /// Free list of nodes, through `links`.
+    nodes: Box<[Node<E>; CAP]>,
+    /// Free list of nodes, through `links`. Never empty: a push writes its event straight
+    /// into the first free node, and the last free node is never taken.
     free: u32,
     /// Number of events in the calendar.
     near: usize,
@@ -95,17 +108,31 @@ impl<E: Copy> Default for EventQueue<E> {
     }
 }
 
+/// A boxed array of `N` copies of `x`, built on the heap.
+fn boxed_array<T: Copy, const N: usize>(x: T) -> Box<[T; N]> {
+    match vec![x; N].into_boxed_slice().try_into() {
+        Ok(a) => a,
+        Err(_) => unreachable!("length is N"),
+    }
+}
+
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        let mut links = Vec::with_capacity(NB + 256);
-        links.resize(NB, NIL);
+        let mut links = boxed_array::<u32, LINKS>(NIL);
+        for n in 0..CAP - 1 {
+            links[next_of(n)] = (n + 1) as u32;
+        }
         EventQueue {
             links,
             tail: std::array::from_fn(|i| i as u32),
             tail_time: [0; NB],
             bits: [0; WORDS],
-            nodes: Vec::with_capacity(256),
-            free: NIL,
+            nodes: boxed_array(Node {
+                time: 0,
+                seq: 0,
+                ev: None,
+            }),
+            free: 0,
             near: 0,
             cur: 0,
             far: Heap::new(),
@@ -133,29 +160,30 @@ impl<E: Copy> EventQueue<E> {
     pub fn push(&mut self, t: SimTime, ev: E) {
         let seq = self.seq;
         self.seq += 1;
-        let b = bucket_of(t);
-        if b.wrapping_sub(self.cur) >= NB as u64 {
-            self.push_far(t, seq, ev);
-            return;
-        }
-        if self.free == NIL {
-            self.grow(ev);
-        }
-        let n = self.free as usize;
-        self.free = self.links[NB + n];
+        // The event goes straight from registers into the first free node; no path takes it
+        // by reference, which would make the compiler build it on the stack and read it back
+        // wider than it was written (a store-forwarding stall on every push).
+        let n = self.free as usize & (CAP - 1);
         let node = &mut self.nodes[n];
         node.time = t;
         node.seq = seq;
-        node.ev = ev;
+        node.ev = Some(ev);
+        let b = bucket_of(t);
+        let next_free = self.links[next_of(n)];
+        if b.wrapping_sub(self.cur) >= NB as u64 || next_free == NIL {
+            self.push_far(n);
+            return;
+        }
+        self.free = next_free;
         self.near += 1;
         let i = b as usize & (NB - 1);
         if self.tail_time[i] <= t {
             // Not earlier than the last node (whose seq is smaller), or the bucket is empty:
             // append.
-            self.links[NB + n] = NIL;
-            let tl = self.tail[i];
-            self.links[tl as usize] = n as u32;
-            self.tail[i] = (NB + n) as u32;
+            self.links[next_of(n)] = NIL;
+            let tl = self.tail[i] as usize & (LINKS - 1);
+            self.links[tl] = n as u32;
+            self.tail[i] = next_of(n) as u32;
             self.tail_time[i] = t;
             self.bits[i / 64] |= 1 << (i % 64);
         } else {
@@ -169,43 +197,27 @@ impl<E: Copy> EventQueue<E> {
     fn insert_sorted(&mut self, i: usize, n: usize) {
         let t = self.nodes[n].time;
         let mut prev = i;
-        let mut c = self.links[i];
-        while self.nodes[c as usize].time <= t {
-            prev = NB + c as usize;
-            c = self.links[prev];
+        let mut c = self.links[i] as usize & (CAP - 1);
+        while self.nodes[c].time <= t {
+            prev = next_of(c);
+            c = self.links[prev] as usize & (CAP - 1);
         }
-        self.links[NB + n] = c;
+        self.links[next_of(n)] = c as u32;
         self.links[prev] = n as u32;
     }
 
+    /// Move the event just written into free node `n` to the heap (the node stays free).
     #[cold]
     #[inline(never)]
-    fn push_far(&mut self, t: SimTime, seq: u64, ev: E) {
-        let key = ((t as u128) << 64) | seq as u128;
-        self.far.push(Entry { key, ev });
-        self.far_min = self.far.min_key();
-    }
-
-    /// Add free nodes to the free list (their event is a copy of `ev`, never read).
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, ev: E) {
-        let filler = Node {
-            time: 0,
-            seq: 0,
-            ev,
-        };
-        let n0 = self.nodes.len();
-        let add = n0.max(64);
-        for n in n0..n0 + add {
-            self.nodes.push(filler);
-            self.links.push(if n + 1 < n0 + add {
-                (n + 1) as u32
-            } else {
-                self.free
+    fn push_far(&mut self, n: usize) {
+        let node = self.nodes[n];
+        if let Some(ev) = node.ev {
+            self.far.push(Entry {
+                key: node.key(),
+                ev,
             });
+            self.far_min = self.far.min_key();
         }
-        self.free = n0 as u32;
     }
 
     /// Ring index of the calendar's earliest non-empty bucket (the calendar must not be empty).
@@ -234,7 +246,9 @@ impl<E: Copy> EventQueue<E> {
         let far = self.far_min;
         let key = if self.near > 0 {
             let i = self.first_bucket();
-            self.nodes[self.links[i] as usize].key().min(far)
+            self.nodes[self.links[i] as usize & (CAP - 1)]
+                .key()
+                .min(far)
         } else {
             far
         };
@@ -255,10 +269,10 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         if self.near > 0 {
             let i = self.first_bucket();
-            let n = self.links[i];
-            let node = self.nodes[n as usize];
+            let n = self.links[i] as usize & (CAP - 1);
+            let node = self.nodes[n];
             if node.key() < self.far_min {
-                let next = self.links[NB + n as usize];
+                let next = self.links[next_of(n)];
                 self.links[i] = next;
                 // The bucket may have become empty: updated with masks rather than a branch
                 // (whether it did is as unpredictable as the traffic).
@@ -268,11 +282,11 @@ impl<E: Copy> EventQueue<E> {
                 self.tail[i] = (self.tail[i] & !m32) | (i as u32 & m32);
                 self.tail_time[i] &= !m64;
                 self.bits[i / 64] &= !((empty as u64) << (i % 64));
-                self.links[NB + n as usize] = self.free;
-                self.free = n;
+                self.links[next_of(n)] = self.free;
+                self.free = n as u32;
                 self.near -= 1;
                 self.cur = bucket_of(node.time);
-                return Some((node.time, node.ev));
+                return node.ev.map(|ev| (node.time, ev));
             }
         }
         let e = self.far.pop()?;
@@ -462,6 +476,36 @@ mod tests {
         }
         let rest: Vec<_> = model.into_keys().collect();
         assert_eq!(drain(&mut q), rest);
+    }
+
+    /// More near events than calendar nodes: the rest go to the heap, and the order holds
+    /// (also for ties split between the two).
+    #[test]
+    fn calendar_full_spills_to_the_heap() {
+        let mut q = EventQueue::new();
+        let n = 2 * CAP + 10;
+        let mut want = Vec::new();
+        for i in 0..n {
+            // reverse order within the window, with many ties
+            let t = (n - i) as SimTime % 97 * (W / 2);
+            q.push(t, i as u32);
+            want.push((t, i as u32));
+        }
+        assert_eq!(q.len(), n);
+        want.sort();
+        // pop half, push more into the freed nodes, then drain
+        let mut got = Vec::new();
+        for _ in 0..n / 2 {
+            got.push(q.pop().unwrap());
+        }
+        let now = got.last().unwrap().0;
+        for i in 0..100u32 {
+            q.push(now + (i as SimTime % 3), n as u32 + i);
+            want.push((now + (i as SimTime % 3), n as u32 + i));
+        }
+        want.sort();
+        got.extend(drain(&mut q));
+        assert_eq!(got, want);
     }
 
     /// An event earlier than the calendar's base (not produced by the simulator, whose events
