@@ -291,7 +291,10 @@ impl<E: Copy> EventQueue<E> {
                 self.free = n as u32;
                 self.near -= 1;
                 self.cur = bucket_of(node.time);
-                return node.ev.map(|ev| (node.time, ev));
+                let Some(ev) = node.ev else {
+                    unreachable!("a calendar list holds only written nodes")
+                };
+                return Some((node.time, ev));
             }
         }
         let e = self.far.pop()?;
