@@ -34,6 +34,20 @@
 //!
 //! `U` is uniform in `[1 - jitter, 1 + jitter)`. Every reload draws exactly one number, also
 //! with jitter 0, so the stream position never depends on the jitter setting.
+//!
+//! Link-level PAUSE (mechanisms.md §7, the hardware study's semantics): while the RP's link is
+//! paused ([`Rp::pause`] .. [`Rp::resume`]) the timer is frozen: its remaining time is kept
+//! and it cannot expire, so `timer_scount` does not advance; it runs on from where it stopped
+//! at [`Rp::resume`]. CNMs are still obeyed in full (counters reset, CR cut); the timer they
+//! restart is restarted frozen (a full `T*U` that starts running at the resume). The rate
+//! limiter stops sending (the caller gates it), so the byte counter does not advance either;
+//! its token bucket keeps filling at CR (the caller's pacer).
+//!
+//! ```text
+//! pause():  paused = true; if timer armed: left = deadline - now, timer cancelled
+//! resume(): paused = false; if left: arm timer at now + left
+//! while paused: any timer (re)start stores left = period*U instead of arming; expiries are ignored
+//! ```
 
 use crate::engine::Rng;
 use crate::proto::multicast::{McFeedback, NO_CPID};
@@ -278,11 +292,15 @@ pub struct Rp {
     si_count: u32,
     /// Completed timer cycles since the last CNM (rpTimeStage).
     timer_scount: u32,
-    /// Deadline of the timer as last armed, if armed.
+    /// Deadline of the timer as last armed, if armed (never while paused).
     timer_deadline: Option<SimTime>,
     /// In the SONAR short fuse: HAI driven by the ping timer (the RP timer is stopped) and the
     /// byte counter reloads `sonar_byte_counter_bytes`.
     sonar_sf: bool,
+    /// The RP's link is paused (PAUSE/PFC): the timer is frozen.
+    paused: bool,
+    /// While paused: the time the frozen timer still has to run, if it was running.
+    frozen_left: Option<SimTime>,
     /// Stream for the BC and timer jitter.
     rng: Rng,
     /// F̂b, the largest feedback received since the last restart (representative feedback).
@@ -304,6 +322,8 @@ impl Rp {
             timer_scount: 0,
             timer_deadline: None,
             sonar_sf: false,
+            paused: false,
+            frozen_left: None,
             rng,
             fb_hat: 0,
             rep_cpid: NO_CPID,
@@ -439,7 +459,8 @@ impl Rp {
     /// The timer armed by the last TimerCmd::Arm fired (the caller drops stale timer events itself).
     /// In the SONAR short fuse the RP timer is stopped; a late expiry is ignored.
     pub fn on_timer(&mut self, p: &RpParams, now: SimTime) -> RpOutput {
-        if !self.active || self.sonar_sf {
+        // A frozen timer cannot expire (the caller cancelled it at `pause`).
+        if !self.active || self.sonar_sf || self.paused {
             return RpOutput::NONE;
         }
         self.timer_scount = self.timer_scount.saturating_add(1);
@@ -494,6 +515,7 @@ impl Rp {
         self.si_count = self.si_count.max(p.frt + 1);
         self.timer_scount = self.timer_scount.max(p.frt + 1);
         self.timer_deadline = None;
+        self.frozen_left = None;
         RpOutput {
             timer: TimerCmd::Cancel,
             rate_changed: false,
@@ -501,9 +523,10 @@ impl Rp {
     }
 
     /// One SF expiry of the ping timer in the short fuse: a timer cycle of HAI (timer_scount
-    /// += 1, then the usual increase). Ignored unless in the short fuse.
+    /// += 1, then the usual increase). Ignored unless in the short fuse, and while paused.
     pub fn sonar_hai_tick(&mut self, p: &RpParams) -> RpOutput {
-        if !(self.active && self.sonar_sf) {
+        // while the link is paused the timer stage is frozen (mechanisms.md §7)
+        if !(self.active && self.sonar_sf) || self.paused {
             return RpOutput::NONE;
         }
         self.timer_scount = self.timer_scount.saturating_add(1);
@@ -518,6 +541,56 @@ impl Rp {
     /// In the SONAR short fuse (see [`Rp::sonar_short_fuse`]).
     pub fn in_sonar_short_fuse(&self) -> bool {
         self.sonar_sf
+    }
+
+    /// The RP's link has been paused (PAUSE or PFC on its priority): freeze the timer. The
+    /// caller stops the rate limiter (its tokens keep accumulating at CR). Pausing a paused RP
+    /// does nothing.
+    pub fn pause(&mut self, now: SimTime) -> RpOutput {
+        if self.paused {
+            return RpOutput::NONE;
+        }
+        self.paused = true;
+        match self.timer_deadline.take() {
+            Some(d) => {
+                self.frozen_left = Some(d.saturating_sub(now));
+                RpOutput {
+                    timer: TimerCmd::Cancel,
+                    rate_changed: false,
+                }
+            }
+            None => RpOutput::NONE,
+        }
+    }
+
+    /// The link resumed: a frozen timer runs on for the time it had left. Resuming an RP that
+    /// is not paused does nothing.
+    pub fn resume(&mut self, now: SimTime) -> RpOutput {
+        if !self.paused {
+            return RpOutput::NONE;
+        }
+        self.paused = false;
+        match self.frozen_left.take() {
+            Some(left) => {
+                let deadline = now.saturating_add(left);
+                self.timer_deadline = Some(deadline);
+                RpOutput {
+                    timer: TimerCmd::Arm(deadline),
+                    rate_changed: false,
+                }
+            }
+            None => RpOutput::NONE,
+        }
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// While paused: the time the frozen timer will still run after the resume (None when no
+    /// timer was running, or when not paused).
+    pub fn frozen_timer_left(&self) -> Option<SimTime> {
+        self.frozen_left
     }
 
     pub fn is_active(&self) -> bool {
@@ -585,6 +658,7 @@ impl Rp {
         self.timer_scount = 0;
         self.tx_bcount = 0.0;
         self.timer_deadline = None;
+        self.frozen_left = None;
     }
 
     fn jittered(&mut self, x: f64, jitter: f64) -> f64 {
@@ -599,6 +673,12 @@ impl Rp {
             return TimerCmd::Cancel;
         }
         let d = self.jittered(period as f64, p.jitter).round().max(1.0) as SimTime;
+        if self.paused {
+            // restarted frozen: the full period runs from the resume
+            self.frozen_left = Some(d);
+            self.timer_deadline = None;
+            return TimerCmd::Keep;
+        }
         let deadline = now.saturating_add(d);
         self.timer_deadline = Some(deadline);
         TimerCmd::Arm(deadline)
@@ -751,6 +831,8 @@ mod tests {
         Fb99,
         ShortFuse,
         PingTick,
+        Pause,
+        Resume,
     }
 
     fn apply(rp: &mut Rp, p: &RpParams, now: SimTime, input: In) -> RpOutput {
@@ -762,6 +844,8 @@ mod tests {
             In::Fb99 => rp.on_fb99(p, now),
             In::ShortFuse => rp.sonar_short_fuse(p),
             In::PingTick => rp.sonar_hai_tick(p),
+            In::Pause => rp.pause(now),
+            In::Resume => rp.resume(now),
         }
     }
 
@@ -1681,6 +1765,217 @@ mod tests {
         assert!(!rp.in_sonar_short_fuse());
     }
 
+    // ---- link-level PAUSE (mechanisms.md §7) ------------------------------------------------
+
+    #[test]
+    fn pause_freezes_the_timer_and_resume_runs_it_on() {
+        let p = exact();
+        // (name, active, timer deadline before, pause at, resume at,
+        //  pause output, frozen left, resume output, deadline after)
+        #[rustfmt::skip]
+        let cases: &[(&str, bool, Option<SimTime>, SimTime, SimTime, TimerCmd, Option<SimTime>, TimerCmd, Option<SimTime>)] = &[
+            ("running timer: 7 ms left, resumed 20 ms later", true, Some(NOW + 7 * MS), NOW, NOW + 20 * MS,
+                TimerCmd::Cancel, Some(7 * MS), TimerCmd::Arm(NOW + 27 * MS), Some(NOW + 27 * MS)),
+            ("timer due at the pause instant: fires at the resume", true, Some(NOW), NOW, NOW + MS,
+                TimerCmd::Cancel, Some(0), TimerCmd::Arm(NOW + MS), Some(NOW + MS)),
+            ("resume at the same instant: deadline unchanged", true, Some(NOW + 5 * MS), NOW, NOW,
+                TimerCmd::Cancel, Some(5 * MS), TimerCmd::Arm(NOW + 5 * MS), Some(NOW + 5 * MS)),
+            ("inactive RP: nothing to freeze", false, None, NOW, NOW + MS,
+                TimerCmd::Keep, None, TimerCmd::Keep, None),
+        ];
+        for (name, active, deadline, t_pause, t_resume, out_p, left, out_r, after) in cases {
+            let s = if *active {
+                St::active(2e9, 4e9, 2, 3)
+            } else {
+                St::inactive()
+            };
+            let mut rp = rp_in(&p, s);
+            rp.timer_deadline = *deadline;
+            let o = rp.pause(*t_pause);
+            assert_eq!(
+                o,
+                RpOutput {
+                    timer: *out_p,
+                    rate_changed: false
+                },
+                "{name}: pause"
+            );
+            assert!(rp.is_paused(), "{name}");
+            assert_eq!(rp.frozen_timer_left(), *left, "{name}: left");
+            assert_eq!(
+                rp.timer_deadline(),
+                None,
+                "{name}: no running timer while paused"
+            );
+            assert_state(name, state(&rp), s);
+            let o = rp.resume(*t_resume);
+            assert_eq!(
+                o,
+                RpOutput {
+                    timer: *out_r,
+                    rate_changed: false
+                },
+                "{name}: resume"
+            );
+            assert!(!rp.is_paused(), "{name}");
+            assert_eq!(rp.frozen_timer_left(), None, "{name}");
+            assert_eq!(rp.timer_deadline(), *after, "{name}: deadline after");
+            assert_state(name, state(&rp), s);
+        }
+    }
+
+    #[test]
+    fn pause_and_resume_are_idempotent() {
+        let p = exact();
+        let mut rp = rp_in(&p, St::active(2e9, 4e9, 1, 1));
+        rp.timer_deadline = Some(NOW + 4 * MS);
+        assert_eq!(rp.resume(NOW).timer, TimerCmd::Keep, "resume while running");
+        assert_eq!(rp.timer_deadline(), Some(NOW + 4 * MS));
+        assert_eq!(rp.pause(NOW).timer, TimerCmd::Cancel);
+        // a second pause later must not shorten what is left
+        assert_eq!(rp.pause(NOW + 3 * MS), RpOutput::NONE, "second pause");
+        assert_eq!(rp.frozen_timer_left(), Some(4 * MS));
+        assert_eq!(rp.resume(NOW + 10 * MS).timer, TimerCmd::Arm(NOW + 14 * MS));
+        assert_eq!(rp.resume(NOW + 11 * MS), RpOutput::NONE, "second resume");
+        assert_eq!(rp.timer_deadline(), Some(NOW + 14 * MS));
+    }
+
+    #[test]
+    fn timer_expiry_while_paused_is_ignored_so_the_stage_is_frozen() {
+        let p = exact();
+        // (name, si, ts) while paused: an expiry changes nothing
+        #[rustfmt::skip]
+        let cases: &[(&str, u32, u32)] = &[
+            ("fast recovery", 1, 2),
+            ("at FRT", 0, 5),
+            ("AI by timer", 0, 7),
+        ];
+        for (name, si, ts) in cases {
+            let s = St::active(2e9, 4e9, *si, *ts);
+            let mut rp = rp_in(&p, s);
+            rp.timer_deadline = Some(NOW + MS);
+            rp.pause(NOW);
+            assert_eq!(rp.on_timer(&p, NOW + MS), RpOutput::NONE, "{name}");
+            assert_state(name, state(&rp), s);
+            assert_eq!(rp.frozen_timer_left(), Some(MS), "{name}");
+            // after the resume the timer fires normally and the stage advances
+            let TimerCmd::Arm(d) = rp.resume(NOW + 5 * MS).timer else {
+                panic!("{name}: resume must re-arm")
+            };
+            assert_eq!(d, NOW + 6 * MS, "{name}");
+            rp.on_timer(&p, d);
+            assert_eq!(rp.timer_scount(), ts + 1, "{name}");
+        }
+    }
+
+    #[test]
+    fn cnm_while_paused_is_obeyed_and_restarts_the_timer_frozen() {
+        let p = exact();
+        // (name, state before, qntzFb, CR after, TR after, BC after): counters reset, CR cut,
+        // the restarted timer is frozen with a full T and arms T after the resume.
+        let cr = 4e9;
+        #[rustfmt::skip]
+        let cases: &[(&str, St, u8, f64, f64, f64)] = &[
+            ("active, first cycle: TR kept (extra fast recovery)", St::active(cr, 8e9, 0, 3).bc(999.0), 16,
+                cr * (1.0 - 16.0 / 128.0), 8e9, 999.0),
+            ("active, later cycle: TR <- CR, BC reloaded", St::active(cr, 8e9, 4, 6).bc(999.0), 16,
+                cr * (1.0 - 16.0 / 128.0), cr, 150_000.0),
+            ("inactive: allocated at line rate then cut", St::inactive(), 32,
+                LINE * (1.0 - 32.0 / 128.0), LINE, 150_000.0),
+        ];
+        for (name, before, q, cr2, tr2, bc2) in cases {
+            let mut rp = rp_in(&p, *before);
+            if before.active {
+                rp.timer_deadline = Some(NOW + 2 * MS);
+            }
+            rp.pause(NOW);
+            let out = rp.on_cnm(&p, NOW + MS, *q);
+            assert_eq!(
+                out.timer,
+                TimerCmd::Keep,
+                "{name}: no timer runs while paused"
+            );
+            assert!(out.rate_changed, "{name}");
+            assert_state(name, state(&rp), St::active(*cr2, *tr2, 0, 0).bc(*bc2));
+            assert_eq!(rp.frozen_timer_left(), Some(T), "{name}: full T, frozen");
+            assert_eq!(rp.timer_deadline(), None, "{name}");
+            assert_eq!(
+                rp.resume(NOW + 9 * MS).timer,
+                TimerCmd::Arm(NOW + 9 * MS + T),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn frames_sent_while_paused_still_count_and_release_clears_the_frozen_timer() {
+        // The caller gates the rate limiter while paused, so this does not happen in the
+        // simulator; the state machine still keeps its rules: only the timer is frozen.
+        let p = exact();
+        let mut rp = rp_in(&p, St::active(1e9, 2e9, 2, 2).bc(1000.0));
+        rp.timer_deadline = Some(NOW + MS);
+        rp.pause(NOW);
+        rp.on_frame_sent(&p, NOW, 1500, false);
+        assert_eq!(rp.si_count(), 3, "byte counter is not frozen");
+        assert_eq!(
+            rp.frozen_timer_left(),
+            Some(MS),
+            "frame events keep the frozen timer"
+        );
+        let mut rp = rp_in(&p, St::active(LINE, LINE, 7, 7));
+        rp.timer_deadline = Some(NOW + MS);
+        rp.pause(NOW);
+        assert_eq!(
+            rp.on_frame_sent(&p, NOW, 1500, true).timer,
+            TimerCmd::Cancel
+        );
+        assert!(!rp.is_active());
+        assert_eq!(rp.frozen_timer_left(), None);
+        assert_eq!(
+            rp.resume(NOW + MS),
+            RpOutput::NONE,
+            "nothing to re-arm after a release"
+        );
+    }
+
+    #[test]
+    fn sonar_short_fuse_while_paused() {
+        // The short fuse stops the RP timer (also a frozen one); its ping-driven HAI ticks
+        // advance the timer stage, which is frozen while the link is paused.
+        let p = exact();
+        let mut rp = rp_in(&p, St::active(2e9, 3e9, 2, 1));
+        rp.timer_deadline = Some(NOW + MS);
+        rp.pause(NOW);
+        assert_eq!(rp.sonar_short_fuse(&p).timer, TimerCmd::Cancel);
+        assert_eq!(rp.frozen_timer_left(), None);
+        let before = state(&rp);
+        assert_eq!(rp.sonar_hai_tick(&p), RpOutput::NONE, "tick while paused");
+        assert_state("tick while paused", state(&rp), before);
+        assert_eq!(
+            rp.resume(NOW + MS),
+            RpOutput::NONE,
+            "no RP timer to restart"
+        );
+        assert!(
+            rp.sonar_hai_tick(&p).rate_changed,
+            "ticks count again after the resume"
+        );
+        assert_eq!(rp.timer_scount(), before.ts + 1);
+    }
+
+    #[test]
+    fn start_active_while_paused_starts_the_timer_frozen() {
+        let p = RpParams {
+            start_active: true,
+            ..exact()
+        };
+        let mut rp = Rp::new(&p, Rng::from_seed(1));
+        rp.pause(0);
+        assert_eq!(rp.start(&p, NOW).timer, TimerCmd::Keep);
+        assert_eq!(rp.frozen_timer_left(), Some(T));
+        assert_eq!(rp.resume(NOW + MS).timer, TimerCmd::Arm(NOW + MS + T));
+    }
+
     fn input_strategy() -> impl Strategy<Value = In> {
         prop_oneof![
             (0u8..=63).prop_map(In::Cnm),
@@ -1689,6 +1984,8 @@ mod tests {
             Just(In::Fb99),
             Just(In::ShortFuse),
             Just(In::PingTick),
+            Just(In::Pause),
+            Just(In::Resume),
         ]
     }
 
@@ -1733,8 +2030,18 @@ mod tests {
                         prop_assert!(rp.target_rate() <= p.line_rate_bps);
                     }
                     prop_assert!(rp.tx_bcount() >= 0.0);
-                    // the RP timer runs, except in the SONAR short fuse (the ping timer drives)
-                    prop_assert_eq!(rp.timer_deadline().is_some(), !rp.in_sonar_short_fuse());
+                    // the RP timer runs, except in the SONAR short fuse (the ping timer drives);
+                    // while paused it is frozen
+                    if rp.in_sonar_short_fuse() {
+                        prop_assert_eq!(rp.timer_deadline(), None);
+                        prop_assert_eq!(rp.frozen_timer_left(), None);
+                    } else if rp.is_paused() {
+                        prop_assert_eq!(rp.timer_deadline(), None);
+                        prop_assert!(rp.frozen_timer_left().is_some());
+                    } else {
+                        prop_assert!(rp.timer_deadline().is_some());
+                        prop_assert_eq!(rp.frozen_timer_left(), None);
+                    }
                 } else {
                     prop_assert_eq!(rp.current_rate(), p.line_rate_bps);
                     prop_assert_eq!(rp.target_rate(), p.line_rate_bps);
@@ -1742,6 +2049,7 @@ mod tests {
                     prop_assert_eq!(rp.stage(&p), RpStage::Inactive);
                     prop_assert_eq!(rp.timer_deadline(), None);
                     prop_assert!(!rp.in_sonar_short_fuse());
+                    prop_assert_eq!(rp.frozen_timer_left(), None);
                 }
             }
         }
