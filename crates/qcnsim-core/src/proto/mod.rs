@@ -5,6 +5,7 @@
 pub mod bcn;
 pub mod multicast;
 pub mod nic_fb;
+pub mod pause;
 pub mod qcn_ba;
 pub mod qcn_cp;
 pub mod qcn_rp;
