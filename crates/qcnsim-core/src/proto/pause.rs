@@ -251,21 +251,11 @@ pub enum ExpiryCmd {
 }
 
 /// The MAC-control receiver of one (egress port, priority).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PauseReceiver {
     paused: bool,
     since: SimTime,
     until: SimTime,
-}
-
-impl Default for PauseReceiver {
-    fn default() -> Self {
-        PauseReceiver {
-            paused: false,
-            since: 0,
-            until: 0,
-        }
-    }
 }
 
 impl PauseReceiver {
@@ -502,6 +492,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::type_complexity)]
     fn receiver_rules() {
         const P: SimTime = 100 * US;
         const D: SimTime = 3 * US;
