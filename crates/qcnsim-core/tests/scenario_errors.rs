@@ -201,6 +201,24 @@ fn cases() -> Vec<Case> {
         Case { what: "NIC feedback with representative multicast feedback", edit: Set(&["cc.qcn.feedback=\"nic\"", "cc.qcn.multicast_feedback=\"representative\""]), path: "cc.qcn.feedback", shows: "representative" },
         Case { what: "NIC feedback with push-back", edit: Set(&["cc.qcn.feedback=\"nic\"", "cc.qcn.pushback.enabled=true"]), path: "cc.qcn.feedback", shows: "pushback" },
         Case { what: "cc.qcn.nic not a table", edit: Set(&["cc.qcn.nic=3"]), path: "cc.qcn.nic", shows: "3" },
+        // ---- flow control
+        Case { what: "unknown flow-control mode", edit: Set(&["flow_control.mode=xoff"]), path: "flow_control.mode", shows: "xoff" },
+        Case { what: "unknown watermark mode", edit: Set(&["flow_control.mode=pause", "flow_control.watermark=shared"]), path: "flow_control.watermark", shows: "shared" },
+        Case { what: "XON above XOFF", edit: Set(&["flow_control.mode=pause", "flow_control.xon=140KB"]), path: "flow_control.xon", shows: "140000B" },
+        Case { what: "XON equal to XOFF", edit: Set(&["flow_control.mode=pause", "flow_control.xon=130KB"]), path: "flow_control.xon", shows: "130000B" },
+        Case { what: "headroom above XOFF smaller than one frame", edit: Set(&["flow_control.mode=pause", "flow_control.xoff=149KB"]), path: "flow_control.xoff", shows: "149000B" },
+        Case { what: "XOFF above a buffer given in frames", edit: Set(&["flow_control.mode=pfc", "defaults.buffer=20frames", "flow_control.xoff=29KB", "flow_control.xon=1KB"]), path: "flow_control.xoff", shows: "29000B" },
+        Case { what: "PFC on a priority that has no queue", edit: Set(&["flow_control.mode=pfc", "flow_control.queues=4", "flow_control.priorities=[3, 5]"]), path: "flow_control.priorities.1", shows: "5" },
+        Case { what: "PFC priorities not a list", edit: Set(&["flow_control.mode=pfc", "flow_control.priorities=3"]), path: "flow_control.priorities", shows: "3" },
+        Case { what: "flow on a priority that has no queue", edit: Set(&["flow_control.mode=pfc", "flow_control.queues=2", "flows.0.priority=3"]), path: "flows.0.priority", shows: "3" },
+        Case { what: "CNM priority that has no queue", edit: Set(&["flow_control.mode=pfc", "flow_control.queues=2", "flow_control.cnm_priority=7"]), path: "flow_control.cnm_priority", shows: "7" },
+        Case { what: "flow priority above 7", edit: Set(&["flows.0.priority=8"]), path: "flows.0.priority", shows: "8" },
+        Case { what: "zero pause quanta", edit: Set(&["flow_control.mode=pause", "flow_control.pause_quanta=0"]), path: "flow_control.pause_quanta", shows: "0" },
+        Case { what: "pause quanta beyond 16 bits", edit: Set(&["flow_control.mode=pause", "flow_control.pause_quanta=65536"]), path: "flow_control.pause_quanta", shows: "65536" },
+        Case { what: "flow control on a host", edit: Set(&["flow_control.mode=pause", "flow_control.switches=[\"sw\", \"a\"]"]), path: "flow_control.switches.1", shows: "\"a\"" },
+        Case { what: "unknown key in flow_control", edit: Set(&["flow_control.xof=1KB"]), path: "flow_control.xof", shows: "unknown key" },
+        Case { what: "refresh of zero", edit: Set(&["flow_control.mode=pause", "flow_control.refresh=0"]), path: "flow_control.refresh", shows: "0" },
+        Case { what: "negative response delay", edit: Set(&["flow_control.mode=pause", "flow_control.response_delay=-1us"]), path: "flow_control.response_delay", shows: "-1us" },
     ]
 }
 

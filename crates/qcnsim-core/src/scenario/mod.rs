@@ -2,6 +2,7 @@
 //! the simulator is built from. See docs/scenario.md for the file format.
 
 pub mod expand;
+pub mod flow_control;
 pub mod multicast;
 pub mod params;
 pub mod reader;
@@ -14,6 +15,7 @@ use crate::proto::nic_fb::{Feedback, NicFbParams};
 use crate::proto::qcn_cp::CpParams;
 use crate::proto::qcn_rp::RpParams;
 use crate::units::{self, SimTime};
+use flow_control::FlowControlSpec;
 use reader::{show, Res, TableReader};
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
@@ -127,6 +129,8 @@ pub struct FlowSpec {
     /// Multicast flow: the parent tree node of each `path` entry (`u32::MAX` for node 0);
     /// empty for a unicast flow.
     pub tree_parent: Vec<u32>,
+    /// IEEE 802.1p priority (0..7): the PFC queue class; ignored without PFC.
+    pub priority: u8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,6 +251,8 @@ pub struct Scenario {
     pub cc: CcMode,
     pub qcn: QcnSpec,
     pub bcn: BcnSpec,
+    /// Link-level flow control (PAUSE / PFC).
+    pub fc: FlowControlSpec,
     pub metrics: MetricsSpec,
     pub analysis: AnalysisSpec,
     pub resolved: Json,
@@ -539,6 +545,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             rl_burst_bytes: None,
             cp_ports: Vec::new(),
         },
+        fc: FlowControlSpec::off(),
         metrics: MetricsSpec {
             throughput_bin: 0,
             throughput_ports: Vec::new(),
@@ -679,6 +686,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
                 ),
             ));
         }
+        let priority = t.int_in("priority", 0, 0, 7)? as u8;
         let size_bytes = t.opt_bytes("size")?;
         if size_bytes == Some(0) {
             return Err(t.err("size", "\"0B\"", "a flow size above zero"));
@@ -726,6 +734,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             path,
             group,
             tree_parent,
+            priority,
         });
         flow_json.push(Json::Object(t.finish()?));
     }
@@ -758,6 +767,12 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
     if sc.cc == CcMode::Bcn {
         check_bcn(&sc)?;
     }
+
+    // [flow_control]
+    let mut fcr = r.sub("flow_control")?;
+    sc.fc = flow_control::parse(&sc, &mut fcr)?;
+    resolved.insert("flow_control".into(), Json::Object(fcr.finish()?));
+    flow_control::check(&sc)?;
 
     // [metrics]
     let mut m = r.sub("metrics")?;

@@ -14,13 +14,29 @@ use crate::units::SimTime;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
-    Bytes { min: u64, max: u64 },
-    Time { min: u64 },
+    Bytes {
+        min: u64,
+        max: u64,
+    },
+    Time {
+        min: u64,
+    },
     Rate,
-    Float { min: f64, max: f64 },
-    Int { min: i64, max: i64 },
+    Float {
+        min: f64,
+        max: f64,
+    },
+    Int {
+        min: i64,
+        max: i64,
+    },
     Bool,
     Choice(&'static [&'static str]),
+    /// A list of whole numbers, each in `[min, max]`.
+    IntList {
+        min: i64,
+        max: i64,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +64,7 @@ const BRP: &str = "cc.bcn.rp";
 const MIB: &str = "IEEE 802.1Q MIB (IEEE8021-CN-MIB)";
 const STUDY: &str = "BCN calibration study (mechanisms.md §5)";
 const X82598: &str = "Intel 82598 bcn_config (reference.md §4)";
+pub(super) const FC: &str = "flow_control";
 const PC: &str = "QCN pseudo code v2.x";
 const HW: &str = "QCN hardware study (mechanisms.md §4)";
 
@@ -118,6 +135,18 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: BRP, key: "release_at_line_rate", kind: Kind::Bool, default: "true", source: "interpretation (reference.md §4 drift note)", help: "Release the regulator (untagged, unlimited) when R reaches the line rate." },
     ParamSpec { section: BRP, key: "rl_queue", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150KB", source: STUDY, help: "Capacity of each flow's rate-limiter queue; frames beyond it are dropped at the source and counted." },
     ParamSpec { section: BRP, key: "rl_burst", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "one frame of the flow", source: "mechanisms.md §4", help: "Token-bucket depth of the rate limiter (as cc.qcn.rp.rl_burst)." },
+    // ---- link-level flow control (docs/models/pause.md)
+    ParamSpec { section: FC, key: "mode", kind: Kind::Choice(&["none", "pause", "pfc"]), default: "none", source: "IEEE 802.3 Annex 31B (PAUSE), IEEE 802.1Qbb (PFC)", help: "Link-level flow control: none, 802.3x PAUSE (the whole link), or 802.1Qbb PFC (per priority, one queue per priority)." },
+    ParamSpec { section: FC, key: "watermark", kind: Kind::Choice(&["ingress", "egress", "global"]), default: "ingress", source: "reference.md §5; mechanisms.md §7", help: "What a switch measures against XOFF/XON: bytes it holds that arrived on each input port (ingress, pauses that input), each egress queue (egress, pauses the inputs that feed it), or its whole memory (global, pauses all inputs); per priority with PFC." },
+    ParamSpec { section: FC, key: "xoff", kind: Kind::Bytes { min: 1, max: 1 << 40 }, default: "130KB", source: "hardware study (experiments.md hw-4rp)", help: "Pause threshold: a PAUSE is sent when the occupancy exceeds it." },
+    ParamSpec { section: FC, key: "xon", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "110KB", source: "hardware study (experiments.md hw-4rp)", help: "Resume threshold (below xoff): an XON (zero quanta) is sent when the occupancy falls below it." },
+    ParamSpec { section: FC, key: "pause_quanta", kind: Kind::Int { min: 1, max: 65535 }, default: "65535", source: "IEEE 802.3 31B (pause_time, 512 bit times each)", help: "pause_time carried by a PAUSE/PFC frame, in quanta of 512 bit times at the link rate (65535 = 3.355 ms at 10 Gb/s)." },
+    ParamSpec { section: FC, key: "refresh", kind: Kind::Float { min: 0.01, max: 1.0 }, default: "0.5", source: "reference.md §5 recommendation (ns3-rdma re-checks at pausetime/2)", help: "While still above XON the switch re-sends the PAUSE every refresh * pause time." },
+    ParamSpec { section: FC, key: "xon_only", kind: Kind::Bool, default: "false", source: "HPCC simulator model (reference.md §5, §8.13)", help: "XON-only model, no timer: a receiver ignores pause_time and stays paused until an explicit XON; the switch sends no refreshes." },
+    ParamSpec { section: FC, key: "response_delay", kind: Kind::Time { min: 0 }, default: "802.3 table by link rate", source: "IEEE 802.3 31B.3.7 (reference.md §5): 67 quanta at 10 Gb/s", help: "Time a receiver takes to act on a PAUSE/PFC frame; frames that start before then still go out. The default is the 802.3 maximum for the link rate (1 quantum at 100 Mb/s, 2 at 1G, 67 at 10G, 80 at 25G, 118 at 40G, 147 at 50G, 394 at 100G, 453 at 200G, 905 at 400G)." },
+    ParamSpec { section: FC, key: "queues", kind: Kind::Int { min: 1, max: 8 }, default: "8", source: "IEEE 802.1Qbb (eight priorities)", help: "PFC: data queues per port; priority p uses queue p, served in strict priority (highest first)." },
+    ParamSpec { section: FC, key: "priorities", kind: Kind::IntList { min: 0, max: 7 }, default: "every queue", source: "IEEE 802.1Qbb (PFC enable vector)", help: "PFC: the lossless priorities (PFC enabled); other priorities are never paused and drop at full queues." },
+    ParamSpec { section: FC, key: "cnm_priority", kind: Kind::Int { min: 0, max: 7 }, default: "the highest queue", source: "IEEE 802.1Q MIB cnmTransmitPriority (highest queue)", help: "PFC: priority of CNMs; they wait while that priority is paused (with PAUSE they wait while the link is paused)." },
 ];
 
 pub fn spec(section: &str, key: &str) -> &'static ParamSpec {
@@ -127,7 +156,7 @@ pub fn spec(section: &str, key: &str) -> &'static ParamSpec {
         .unwrap_or_else(|| panic!("parameter {section}.{key} is not in the PARAMS table"))
 }
 
-fn read_bytes(t: &mut TableReader, s: &'static ParamSpec) -> Res<u64> {
+pub(super) fn read_bytes(t: &mut TableReader, s: &'static ParamSpec) -> Res<u64> {
     let Kind::Bytes { min, max } = s.kind else {
         unreachable!()
     };
@@ -143,7 +172,7 @@ fn read_bytes(t: &mut TableReader, s: &'static ParamSpec) -> Res<u64> {
     Ok(v)
 }
 
-fn read_time(t: &mut TableReader, s: &'static ParamSpec) -> Res<u64> {
+pub(super) fn read_time(t: &mut TableReader, s: &'static ParamSpec) -> Res<u64> {
     let Kind::Time { min } = s.kind else {
         unreachable!()
     };
@@ -158,29 +187,29 @@ fn read_time(t: &mut TableReader, s: &'static ParamSpec) -> Res<u64> {
     Ok(v)
 }
 
-fn read_rate(t: &mut TableReader, s: &'static ParamSpec) -> Res<f64> {
+pub(super) fn read_rate(t: &mut TableReader, s: &'static ParamSpec) -> Res<f64> {
     t.rate_or(s.key, units::parse_rate(s.default).expect("default parses"))
 }
 
-fn read_f64(t: &mut TableReader, s: &'static ParamSpec) -> Res<f64> {
+pub(super) fn read_f64(t: &mut TableReader, s: &'static ParamSpec) -> Res<f64> {
     let Kind::Float { min, max } = s.kind else {
         unreachable!()
     };
     t.f64_in(s.key, s.default.parse().expect("default parses"), min, max)
 }
 
-fn read_int(t: &mut TableReader, s: &'static ParamSpec) -> Res<i64> {
+pub(super) fn read_int(t: &mut TableReader, s: &'static ParamSpec) -> Res<i64> {
     let Kind::Int { min, max } = s.kind else {
         unreachable!()
     };
     t.int_in(s.key, s.default.parse().expect("default parses"), min, max)
 }
 
-fn read_bool(t: &mut TableReader, s: &'static ParamSpec) -> Res<bool> {
+pub(super) fn read_bool(t: &mut TableReader, s: &'static ParamSpec) -> Res<bool> {
     t.bool_or(s.key, s.default == "true")
 }
 
-fn read_choice(t: &mut TableReader, s: &'static ParamSpec) -> Res<String> {
+pub(super) fn read_choice(t: &mut TableReader, s: &'static ParamSpec) -> Res<String> {
     let Kind::Choice(choices) = s.kind else {
         unreachable!()
     };
@@ -423,6 +452,7 @@ pub fn params_markdown() -> String {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Kind::IntList { min, max } => format!("list of whole numbers, {min} to {max}"),
         }
     }
     let mut out = String::from("| Parameter | Kind, unit and range | Default | Source | Help |\n");
