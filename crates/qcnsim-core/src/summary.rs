@@ -60,7 +60,12 @@ pub fn recovery_time(
         .map(|(t, _)| t + bin - t_end)
 }
 
-pub fn summarize(sc: &Scenario, tables: &[Table], events_dropped: u64) -> Table {
+pub fn summarize(
+    sc: &Scenario,
+    tables: &[Table],
+    events_dropped: u64,
+    pause_rows_dropped: u64,
+) -> Table {
     let get = |n: &str| tables.iter().find(|t| t.name == n).expect("table present");
     let mut rows = Rows::default();
     let flows = get("flows");
@@ -132,6 +137,10 @@ pub fn summarize(sc: &Scenario, tables: &[Table], events_dropped: u64) -> Table 
             "rows",
             "beyond metrics.max_event_rows".into(),
         );
+    }
+
+    if sc.fc.is_on() {
+        flow_control_rows(sc, ports, pause_rows_dropped, &mut rows);
     }
 
     if let Some(b) = sc.analysis.bottleneck {
@@ -379,6 +388,86 @@ pub fn downward_transient(
         None => Some(0),
         Some(k) if k + 1 == inside.len() => None,
         Some(k) => Some((inside[k].0 + interval).min(t1) - t0),
+    }
+}
+
+/// At most this many `paused_time` rows (the ports paused longest, in port order).
+const MAX_PAUSED_ROWS: usize = 16;
+
+/// PAUSE/PFC rows: frames sent, the ports' paused time, and the bottleneck's headroom.
+fn flow_control_rows(sc: &Scenario, ports: &Table, rows_dropped: u64, rows: &mut Rows) {
+    use crate::scenario::flow_control::{needed_headroom, FcMode};
+    let what = if sc.fc.mode == FcMode::Pfc {
+        "PFC"
+    } else {
+        "PAUSE"
+    };
+    rows.add(
+        "pause_frames_sent",
+        i64_col(ports, "pause_sent").iter().sum::<i64>() as f64,
+        "frames",
+        format!("{what} frames sent by all switches (XOFF, refreshes and XON)"),
+    );
+    let names = str_col(ports, "port");
+    let paused = i64_col(ports, "paused_ps");
+    let mut order: Vec<usize> = (0..paused.len()).filter(|&p| paused[p] > 0).collect();
+    let n_paused = order.len();
+    order.sort_by_key(|&p| std::cmp::Reverse(paused[p]));
+    order.truncate(MAX_PAUSED_ROWS);
+    order.sort_unstable();
+    for p in order {
+        rows.add(
+            "paused_time",
+            units::secs(paused[p] as SimTime),
+            "s",
+            format!("{} (time with at least one priority paused)", names[p]),
+        );
+    }
+    if n_paused > MAX_PAUSED_ROWS {
+        rows.add(
+            "paused_ports",
+            n_paused as f64,
+            "ports",
+            format!("ports that were paused (paused_time rows for the {MAX_PAUSED_ROWS} paused longest)"),
+        );
+    }
+    if rows_dropped > 0 {
+        rows.add(
+            "pause_events_not_recorded",
+            rows_dropped as f64,
+            "rows",
+            "beyond metrics.max_event_rows".into(),
+        );
+    }
+    if let Some(b) = sc.analysis.bottleneck {
+        let (sw, _) = sc.port_ends(b);
+        let cap = match sc.port_capacity(b) {
+            crate::scenario::Capacity::Bytes(c) => Some(c),
+            crate::scenario::Capacity::Frames(n) => {
+                Some(n * crate::scenario::flow_control::max_frame(sc) as u64)
+            }
+            crate::scenario::Capacity::Infinite => None,
+        };
+        if sc.is_switch_port(b) && sc.fc.switches[sw] {
+            let name = sc.port_name(b);
+            if let Some(cap) = cap {
+                rows.add(
+                    "pause_headroom",
+                    cap.saturating_sub(sc.fc.xoff_bytes) as f64,
+                    "B",
+                    format!("{name}: buffer above XOFF"),
+                );
+            }
+            rows.add(
+                "pause_headroom_needed",
+                needed_headroom(sc, b) as f64,
+                "B",
+                format!(
+                    "{name}: buffer above XOFF that guarantees no loss ({} watermark; docs/models/pause.md)",
+                    sc.fc.watermark.name()
+                ),
+            );
+        }
     }
 }
 

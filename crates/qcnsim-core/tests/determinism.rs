@@ -254,3 +254,38 @@ fn lazy_generation_gives_the_same_tables_as_one_event_per_frame() {
         .sum();
     assert!(rl_drops > 0, "the rate limiters never filled up");
 }
+
+#[test]
+fn lazy_generation_is_invisible_with_pause_too() {
+    // PAUSE stops the rate limiters (frames pile up lazily while the NIC is paused); the tables
+    // must still equal those of one event per frame, and PAUSE must really have been used.
+    for fc in [
+        "[flow_control]\nmode = \"pause\"\nwatermark = \"egress\"\nxoff = \"60KB\"\nxon = \"40KB\"\n",
+        "[flow_control]\nmode = \"pfc\"\nwatermark = \"ingress\"\nxoff = \"20KB\"\nxon = \"10KB\"\npause_quanta = 2000\n",
+    ] {
+        let text = format!("{SCENARIO}\n{fc}");
+        let (lazy, live_l, late_l) = run_with_live_opts(&text, true);
+        let (eager, live_e, late_e) = run_with_live_opts(&text, false);
+        let diff: Vec<String> = outputs_diff(&lazy, &eager)
+            .into_iter()
+            .filter(|d| !(d.starts_with("events ") && d.contains(" vs ")))
+            .collect();
+        assert!(diff.is_empty(), "{fc}: lazy and eager differ: {diff:?}");
+        assert_eq!((live_l, late_l), (live_e, late_e));
+        let sent: i64 = i64s(table(&lazy, "ports"), "pause_sent").iter().sum();
+        assert!(sent > 10, "{fc}: PAUSE was not exercised ({sent} frames)");
+        assert!(lazy.events < eager.events);
+    }
+}
+
+#[test]
+fn pause_runs_are_deterministic() {
+    let text = format!(
+        "{SCENARIO}\n[flow_control]\nmode = \"pause\"\nwatermark = \"global\"\nxoff = \"60KB\"\nxon = \"40KB\"\n"
+    );
+    let a = run(&text, &[], Some(5));
+    let b = run(&text, &[], Some(5));
+    let diff = outputs_diff(&a, &b);
+    assert!(diff.is_empty(), "same seed, different tables: {diff:?}");
+    assert!(table(&a, "pause_events").rows() > 0);
+}

@@ -153,13 +153,22 @@ pub fn input_ports(sc: &Scenario, n: usize) -> Vec<PortIx> {
         .collect()
 }
 
-/// The input ports of the switch that carry a flow into egress port `e` (its feeders).
+/// The input ports of the switch that carry a flow into egress port `e` (its feeders); for a
+/// multicast flow, the tree parent's port of each tree node at `e`.
 pub fn feeders(sc: &Scenario, e: PortIx) -> Vec<PortIx> {
-    let mut v: Vec<PortIx> = sc
-        .flows
-        .iter()
-        .flat_map(|f| f.path.windows(2).filter(|w| w[1] == e).map(|w| w[0]))
-        .collect();
+    let mut v: Vec<PortIx> = Vec::new();
+    for f in &sc.flows {
+        for h in 1..f.path.len() {
+            if f.path[h] == e {
+                let prev = if f.tree_parent.is_empty() {
+                    h - 1
+                } else {
+                    f.tree_parent[h] as usize
+                };
+                v.push(f.path[prev]);
+            }
+        }
+    }
     v.sort_unstable();
     v.dedup();
     v
@@ -182,23 +191,23 @@ pub fn link_headroom(sc: &Scenario, i: PortIx) -> LinkHeadroom {
 }
 
 /// Bytes above XOFF that egress queue `e` of a flow-control switch needs so that no lossless
-/// frame is dropped there, whatever the offered load (docs/models/pause.md, "Headroom"):
-/// - egress and global watermarks: the frame that crossed XOFF plus the headroom bound of every
-///   input link of the switch (any of them may be feeding `e` when the watermark crosses);
-/// - ingress watermarks: each input may hold up to XOFF plus one frame plus its bound, all of
-///   it possibly in `e`, so `e` needs `(n_inputs - 1) * XOFF` on top of that.
+/// frame is dropped there, whatever the offered load (docs/models/pause.md, "Headroom"). Only
+/// the input ports that carry flows into `e` (its feeders) can fill it:
+/// - egress and global watermarks: when the watermark crosses, the occupancy exceeds XOFF by
+///   at most one frame; after that each feeder delivers at most its headroom bound;
+/// - ingress watermarks: each feeder may hold up to XOFF + one frame + its bound, all of it
+///   possibly in `e`: `e` needs `n * (frame + XOFF) + sum of bounds - XOFF` above XOFF.
 pub fn needed_headroom(sc: &Scenario, e: PortIx) -> u64 {
-    let (sw, _) = sc.port_ends(e);
-    let inputs = input_ports(sc, sw);
+    let feeders = feeders(sc, e);
     let mf = max_frame(sc) as u64;
-    let bounds: u64 = inputs
+    let bounds: u64 = feeders
         .iter()
         .map(|&i| pause::headroom_bound(&link_headroom(sc, i)))
         .sum();
     match sc.fc.watermark {
         WatermarkMode::Egress | WatermarkMode::Global => mf + bounds,
         WatermarkMode::Ingress => {
-            let n = inputs.len() as u64;
+            let n = feeders.len() as u64;
             n * mf + bounds + n.saturating_sub(1) * sc.fc.xoff_bytes
         }
     }

@@ -97,6 +97,23 @@ impl Reaction {
             Reaction::Bcn { rp, p } => rp.on_timer(p, now),
         }
     }
+
+    /// The flow's NIC was paused (PAUSE/PFC): QCN freezes its timer (mechanisms.md §7); a BCN
+    /// regulator only stops sending (its drift timer runs on).
+    pub(super) fn pause(&mut self, now: SimTime) -> RpOutput {
+        match self {
+            Reaction::Qcn { rp, .. } => rp.pause(now),
+            Reaction::Bcn { .. } => RpOutput::NONE,
+        }
+    }
+
+    /// The flow's NIC resumed.
+    pub(super) fn resume(&mut self, now: SimTime) -> RpOutput {
+        match self {
+            Reaction::Qcn { rp, .. } => rp.resume(now),
+            Reaction::Bcn { .. } => RpOutput::NONE,
+        }
+    }
 }
 
 impl<'a> Sim<'a> {

@@ -22,17 +22,21 @@ impl<'a> Sim<'a> {
     pub(super) fn enqueue_data(&mut self, pi: usize, pkt: u32) {
         let now = self.now;
         let size = self.pkts[pkt as usize].size;
-        let port = &mut self.ports[pi];
-        let fits = match port.cap {
-            Capacity::Infinite => true,
-            Capacity::Bytes(b) => port.q_bytes + size as u64 <= b,
-            Capacity::Frames(n) => (port.q.len() as u64) < n,
-        };
         let flow = self.pkts[pkt as usize].flow;
         if self.pkts[pkt as usize].special {
             self.sonar_special_arrives(pi, flow);
         }
         let port = &mut self.ports[pi];
+        let pfc = !port.pq.is_empty();
+        let fits = if pfc {
+            Self::class_fits(port, self.flows[flow as usize].class as usize, size)
+        } else {
+            match port.cap {
+                Capacity::Infinite => true,
+                Capacity::Bytes(b) => port.q_bytes + size as u64 <= b,
+                Capacity::Frames(n) => (port.q.len() as u64) < n,
+            }
+        };
         if !fits {
             port.drop_frames += 1;
             port.drop_bytes += size as u64;
@@ -55,7 +59,14 @@ impl<'a> Sim<'a> {
             return;
         }
         port.track_q(now);
-        port.q.push_back(pkt);
+        if pfc {
+            let c = self.flows[flow as usize].class as usize;
+            port.pq[c].push_back(pkt);
+            port.pq_bytes[c] += size as u64;
+            port.fc_waiting += 1;
+        } else {
+            port.q.push_back(pkt);
+        }
         port.q_bytes += size as u64;
         if port.q_bytes > port.max_q_bytes {
             port.max_q_bytes = port.q_bytes;
@@ -67,6 +78,9 @@ impl<'a> Sim<'a> {
         if port.cp != NONE {
             let qb = port.q_bytes;
             self.cp_enqueue(pi, pkt, qb, size);
+        }
+        if self.fc.on {
+            self.fc_enqueued(pi, pkt);
         }
         self.kick(pi);
     }
@@ -89,6 +103,11 @@ impl<'a> Sim<'a> {
 
     /// Take the next frame (control first) and put it on the wire.
     pub(super) fn start_next(&mut self, pi: usize) {
+        if self.fc.on {
+            return self.fc_start_next(pi);
+        }
+        // Without flow control (`fc_waiting` is 0). The same steps as `put_on_wire` +
+        // `transmit`, kept in one body: the hot path of every run.
         let now = self.now;
         let port = &mut self.ports[pi];
         let mut ba_dirty = false;
@@ -145,6 +164,63 @@ impl<'a> Sim<'a> {
         }
         if ba_dirty {
             self.ba_qlen(pi);
+        }
+    }
+
+    /// Occupy port `pi` with a frame of `size` bytes from now; returns when its last bit leaves.
+    /// Makes sure a TxDone comes when more frames wait.
+    #[inline]
+    pub(super) fn put_on_wire(&mut self, pi: usize, size: u32) -> SimTime {
+        let now = self.now;
+        let port = &mut self.ports[pi];
+        if size != port.last_size {
+            port.last_size = size;
+            port.last_tx = units::tx_time_f(size as u64, port.rate);
+        }
+        let end = now + port.last_tx;
+        port.busy_until = end;
+        port.tx_frames += 1;
+        port.tx_bytes += size as u64;
+        if port.tput_slot != NONE {
+            let bin = (end / self.rec.bin) as usize;
+            if bin < self.rec.nbins {
+                let k = port.tput_slot as usize * self.rec.nbins + bin;
+                self.rec.tput_bytes[k] += size as u64;
+                self.rec.tput_frames[k] += 1;
+            }
+        }
+        if !port.q.is_empty() || !port.ctrl.is_empty() || port.fc_waiting > 0 {
+            port.txdone_pending = true;
+            self.q.push(end, Ev::TxDone { port: pi as u32 });
+        }
+        end
+    }
+
+    /// Put frame `pkt` (already taken from its queue) on the wire and schedule its arrival.
+    #[inline]
+    pub(super) fn transmit(&mut self, pi: usize, pkt: u32) {
+        let pk = self.pkts[pkt as usize];
+        let end = self.put_on_wire(pi, pk.size);
+        let port = &self.ports[pi];
+        let peer = port.peer;
+        if port.peer_is_switch {
+            if pk.kind == KIND_DATA && port.from_switch {
+                self.frames_forwarded += 1;
+            }
+            let t = end + port.to_peer_queue;
+            self.pkts[pkt as usize].at = peer;
+            self.q.push(t, Ev::SwitchArrive { pkt });
+        } else {
+            let t = end + port.prop;
+            if pk.kind == KIND_DATA {
+                if port.from_switch {
+                    self.frames_forwarded += 1;
+                }
+                self.deliver(pkt, t);
+            } else {
+                self.pkts[pkt as usize].at = peer;
+                self.q.push(t, Ev::HostControl { pkt });
+            }
         }
     }
 

@@ -20,6 +20,7 @@ use crate::proto::bcn::{BcnCp, BcnRp};
 use crate::proto::multicast::{McFeedback, NO_CPID};
 use crate::proto::qcn_cp::Cp;
 use crate::proto::qcn_rp::{Rp, RpOutput, TimerCmd};
+use crate::scenario::flow_control::FcMode;
 use crate::scenario::{Capacity, CcMode, NodeKind, Routes, Scenario, Traffic};
 use crate::units::{self, round_ps, SimTime};
 use cm::{CpState, Reaction};
@@ -32,6 +33,7 @@ mod fabric;
 mod multicast;
 mod nicfb;
 mod output;
+mod pause;
 mod qcn;
 mod traffic;
 mod transient;
@@ -89,6 +91,21 @@ enum Ev {
         flow: u32,
         gen: u32,
     },
+    /// A PAUSE/PFC frame for flow-control slot `slot` is acted upon (see sim/pause.rs).
+    PauseRx {
+        slot: u32,
+        quanta: u16,
+    },
+    /// A pause of `slot` may expire (stale if `gen` is old).
+    PauseExpire {
+        slot: u32,
+        gen: u32,
+    },
+    /// The switch's refresh timer of `slot` (stale if `gen` is old).
+    PauseRefresh {
+        slot: u32,
+        gen: u32,
+    },
 }
 
 const KIND_DATA: u8 = 0;
@@ -142,6 +159,11 @@ struct Port {
     cap: Capacity,
     q: VecDeque<u32>,
     ctrl: VecDeque<u32>,
+    /// PFC: one data queue per priority and its bytes (empty otherwise; then `q` is used).
+    pq: Vec<VecDeque<u32>>,
+    pq_bytes: Vec<u64>,
+    /// Flow control: frames waiting in `pq` plus flow-control frames waiting to be sent.
+    fc_waiting: u32,
     q_bytes: u64,
     busy_until: SimTime,
     txdone_pending: bool,
@@ -166,7 +188,7 @@ struct Port {
 impl Port {
     #[inline]
     fn q_frames(&self) -> usize {
-        self.q.len()
+        self.q.len() + self.pq.iter().map(|q| q.len()).sum::<usize>()
     }
 
     #[inline]
@@ -230,6 +252,10 @@ struct Flow {
     tx: transient::FlowTransient,
     /// BCN messages received: negative, positive, BCN(0,0).
     bcn_rx: [u64; 3],
+    /// Flow-control class (PFC priority queue; 0 otherwise).
+    class: u8,
+    /// The source NIC is paused for this flow's class: its rate limiter sends nothing.
+    gated: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -331,6 +357,7 @@ pub struct Sim<'a> {
     mcast: Vec<multicast::McFlow>,
     mc_win: [multicast::McSnap; 2],
     tr: transient::Transient,
+    fc: pause::Fc,
 }
 
 impl<'a> Sim<'a> {
@@ -338,6 +365,8 @@ impl<'a> Sim<'a> {
         let routes = Routes::compute(sc);
         let qcn = sc.cc == CcMode::Qcn;
         let bcn = sc.cc == CcMode::Bcn;
+        let fc = pause::Fc::build(sc);
+        let pfc_classes = if sc.fc.mode == FcMode::Pfc { fc.nc } else { 0 };
         let mut cps = Vec::new();
         let mut rec = Recorder {
             nbins: (sc.duration / sc.metrics.throughput_bin) as usize + 1,
@@ -419,8 +448,11 @@ impl<'a> Sim<'a> {
                 last_tx: 0,
                 from_switch: sc.nodes[from].kind == NodeKind::Switch,
                 cap: sc.port_capacity(p),
-                q: VecDeque::with_capacity(64),
+                q: VecDeque::with_capacity(if pfc_classes > 0 { 0 } else { 64 }),
                 ctrl: VecDeque::new(),
+                pq: (0..pfc_classes).map(|_| VecDeque::new()).collect(),
+                pq_bytes: vec![0; pfc_classes],
+                fc_waiting: 0,
                 q_bytes: 0,
                 busy_until: 0,
                 txdone_pending: false,
@@ -523,6 +555,8 @@ impl<'a> Sim<'a> {
                 rep_fb,
                 tx: Default::default(),
                 bcn_rx: [0; 3],
+                class: sc.fc.class_of(f.priority) as u8,
+                gated: false,
             });
         }
 
@@ -546,6 +580,7 @@ impl<'a> Sim<'a> {
             mcast: Vec::new(),
             mc_win: Default::default(),
             tr: transient::Transient::new(sc),
+            fc,
         };
         for (i, f) in sc.flows.iter().enumerate() {
             if f.group.is_some() {
@@ -584,7 +619,7 @@ impl<'a> Sim<'a> {
         if !sim.rec.queue_ports.is_empty() || !sim.rec.mem_switches.is_empty() {
             sim.q.push(0, Ev::SampleQueues);
         }
-        if sc.cc != CcMode::None && !sim.flows.is_empty() {
+        if (sc.cc != CcMode::None || sim.fc.on) && !sim.flows.is_empty() {
             sim.q.push(0, Ev::SampleRates);
         }
         sim
@@ -666,6 +701,9 @@ impl<'a> Sim<'a> {
                 port.last_size = 0;
             }
             Ev::McStats { edge } => self.mc_snapshot(edge as usize),
+            Ev::PauseRx { slot, quanta } => self.on_pause_rx(slot as usize, quanta as u32),
+            Ev::PauseExpire { slot, gen } => self.on_pause_expire(slot as usize, gen),
+            Ev::PauseRefresh { slot, gen } => self.on_pause_refresh(slot as usize, gen),
             Ev::SampleQueues => {
                 let t = self.now;
                 for &p in &self.rec.queue_ports {
@@ -699,6 +737,7 @@ impl<'a> Sim<'a> {
                         self.rec.r_active.push(rp.is_active());
                     }
                 }
+                self.sample_host_queues(t);
                 self.q
                     .push(t + self.sc.metrics.rate_interval, Ev::SampleRates);
             }

@@ -25,7 +25,7 @@ impl<'a> Sim<'a> {
         self.flows.iter().map(|f| f.late_frames).sum()
     }
 
-    pub fn into_output(self, seed: u64, wall_s: f64) -> RunOutput {
+    pub fn into_output(mut self, seed: u64, wall_s: f64) -> RunOutput {
         let sc = self.sc;
         let port_name: Vec<String> = (0..sc.n_ports()).map(|p| sc.port_name(p)).collect();
         let flow_name: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
@@ -352,10 +352,12 @@ impl<'a> Sim<'a> {
                     ),
             );
         }
+        tables.extend(self.fc.tables(&port_name, &flow_name));
         // ports
         {
             let ps = &self.ports;
             let dur = sc.duration as f64;
+            let fcs = self.fc.port_stats(ps.len(), sc.duration);
             tables.push(
                 Table::new("ports")
                     .col("port", ColumnData::Str(port_name.clone()))
@@ -412,10 +414,23 @@ impl<'a> Sim<'a> {
                     )
                     .col("sonar_echo_sent", ColumnData::I64(echo_sent))
                     .col("fb99_sent", ColumnData::I64(fb99_sent))
-                    .col("ba_available_s", ColumnData::F64(ba_available)),
+                    .col("ba_available_s", ColumnData::F64(ba_available))
+                    .col(
+                        "pause_sent",
+                        ColumnData::I64(fcs.iter().map(|s| s.0).collect()),
+                    )
+                    .col(
+                        "pause_received",
+                        ColumnData::I64(fcs.iter().map(|s| s.1).collect()),
+                    )
+                    .col(
+                        "paused_ps",
+                        ColumnData::I64(fcs.iter().map(|s| s.2).collect()),
+                    ),
             );
         }
-        let mut summary = crate::summary::summarize(sc, &tables, rec.events_dropped);
+        let mut summary =
+            crate::summary::summarize(sc, &tables, rec.events_dropped, self.fc.recs_dropped);
         if let Some(members) = mc_members {
             let rows = Self::mc_summary_rows(sc, &self.flows, &self.mc_win, &tables);
             crate::summary::append_rows(&mut summary, rows);

@@ -103,7 +103,8 @@ impl<'a> Sim<'a> {
             self.hand_to_nic(fi, pkt);
             return;
         }
-        if f.rl_q.is_empty() && Self::rl_hold(f) <= now && f.bucket.try_take(now, size) {
+        if !f.gated && f.rl_q.is_empty() && Self::rl_hold(f) <= now && f.bucket.try_take(now, size)
+        {
             self.leave_rl(fi, pkt, true);
             return;
         }
@@ -123,7 +124,7 @@ impl<'a> Sim<'a> {
         f.rl_q_bytes += size as u64;
         // A new head needs a departure time. (While the queue is not empty a departure is
         // always pending, except inside `on_rl_release`, which schedules the next one itself.)
-        if f.rl_q.len() == 1 && !f.rl_timer.is_armed() {
+        if f.rl_q.len() == 1 && !f.rl_timer.is_armed() && !f.gated {
             self.schedule_rl(fi);
         }
     }
@@ -145,6 +146,12 @@ impl<'a> Sim<'a> {
 
     #[inline]
     pub(super) fn arm_rl(&mut self, fi: usize, at: SimTime) {
+        let f = &mut self.flows[fi];
+        if f.gated && Self::rl_limited(f) {
+            // the NIC is paused: the rate limiter sends nothing until the resume
+            f.rl_timer.cancel();
+            return;
+        }
         if let Some(gen) = self.flows[fi].rl_timer.arm(at) {
             self.q.push(
                 at,

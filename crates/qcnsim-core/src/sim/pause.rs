@@ -1,0 +1,690 @@
+//! Link-level flow control in the simulator: 802.3x PAUSE and 802.1Qbb PFC. See
+//! docs/models/pause.md; the rules live in [`crate::proto::pause`].
+//!
+//! Indices. A *slot* is one (port, class): `slot = port * classes + class`, where `port`
+//! transmits from an upstream node U into a switch S. The slot holds both ends of flow control
+//! on that link and class: the receiver state at U's egress port (paused or not) and the sender
+//! state at S (whether S wants U paused). S sends its PAUSE/PFC frames on the reverse port
+//! `port ^ 1` (S -> U), in a flow-control queue served before everything else. A *meter* is one
+//! watermark of a switch: per (input port, class), (egress port, class) or (switch, class)
+//! depending on `flow_control.watermark`; it covers a list of slots.
+//!
+//! Data path: a data frame entering a switch's egress queue adds its size to its meter, and
+//! leaving it (start of transmission) subtracts it. A meter crossing XOFF raises the demand of
+//! each slot it covers; the first demand queues a PAUSE and arms the refresh timer; the last
+//! demand gone queues an XON. A received frame is acted upon `response_delay` after its
+//! arrival (event `PauseRx`); a paused egress port starts no new frame of that class (a frame in
+//! transmission finishes). A paused host NIC also stops its rate limiters (RP timers frozen, see
+//! [`crate::proto::qcn_rp::Rp::pause`]); frames wait in the rate-limiter queues, and frames of
+//! flows without an active limiter wait in the NIC queue.
+
+use super::*;
+use crate::proto::pause::{
+    self as fcp, Crossing, ExpiryCmd, PauseReceiver, PauseSender, RxChange, SendCmd, Watermark,
+};
+use crate::scenario::flow_control::{self as fcs, FcMode, WatermarkMode};
+
+/// Both ends of flow control on one (link, class).
+#[derive(Default)]
+pub(super) struct Slot {
+    /// At the upstream sender's egress port: paused or not.
+    rx: PauseReceiver,
+    expiry: LazyTimer,
+    /// At the switch: whether it wants the upstream paused.
+    tx: PauseSender,
+    refresh: LazyTimer,
+    /// A frame for this slot is waiting in the switch's flow-control queue.
+    queued: bool,
+}
+
+pub(super) struct Meter {
+    wm: Watermark,
+    occ: u64,
+    targets: Vec<u32>,
+}
+
+#[derive(Default)]
+pub(super) struct FcPort {
+    /// Slots whose frame waits to be sent on this port.
+    pending: VecDeque<u32>,
+    /// Bit c set: class c of this port is paused.
+    paused_mask: u32,
+    /// Since when at least one class is paused.
+    any_since: SimTime,
+    paused_ps: SimTime,
+    sent: u64,
+    xon_sent: u64,
+    received: u64,
+    /// Of the link this port belongs to.
+    pause_ps: SimTime,
+    refresh_ps: SimTime,
+    response_ps: SimTime,
+    prop_ps: SimTime,
+    rate_bps: f64,
+    /// Host NIC port: the flows it carries.
+    nic_flows: Vec<u32>,
+}
+
+const EV_XOFF_SENT: u8 = 0;
+const EV_XON_SENT: u8 = 1;
+const EV_PAUSE: u8 = 2;
+const EV_RESUME: u8 = 3;
+const EV_NAMES: [&str; 4] = ["xoff_sent", "xon_sent", "pause", "resume"];
+
+#[derive(Clone, Copy)]
+pub(super) struct PauseRec {
+    t: SimTime,
+    port: u32,
+    class: u8,
+    kind: u8,
+    quanta: u32,
+    /// xoff/xon sent: the pause time carried; pause: until the expiry (-1: until an XON);
+    /// resume: how long the port was paused.
+    duration: i64,
+}
+
+/// Flow-control state of the whole network (empty when `flow_control.mode = "none"`).
+#[derive(Default)]
+pub(super) struct Fc {
+    pub(super) on: bool,
+    pfc: bool,
+    /// Classes (queues) per port.
+    pub(super) nc: usize,
+    xon_only: bool,
+    quanta: u32,
+    cnm_class: usize,
+    lossless: Vec<bool>,
+    watermark: Option<WatermarkMode>,
+    slots: Vec<Slot>,
+    /// Indexed by `key * nc + class` (key = input port, egress port or switch node).
+    meters: Vec<Option<Meter>>,
+    pub(super) ports: Vec<FcPort>,
+    /// Switch nodes that send flow control.
+    sends: Vec<bool>,
+    recs: Vec<PauseRec>,
+    max_recs: usize,
+    pub(super) recs_dropped: u64,
+    // host queue samples
+    hq_t: Vec<i64>,
+    hq_flow: Vec<u32>,
+    hq_rl_bytes: Vec<i64>,
+    hq_rl_frames: Vec<i64>,
+    hq_rl_drops: Vec<i64>,
+    hq_nic_bytes: Vec<i64>,
+    hq_nic_drops: Vec<i64>,
+}
+
+impl Fc {
+    pub(super) fn build(sc: &Scenario) -> Fc {
+        let spec = &sc.fc;
+        let mut fc = Fc {
+            nc: 1,
+            max_recs: sc.metrics.max_event_rows,
+            ..Fc::default()
+        };
+        if !spec.is_on() {
+            return fc;
+        }
+        let nc = spec.classes();
+        fc.on = true;
+        fc.pfc = spec.mode == FcMode::Pfc;
+        fc.nc = nc;
+        fc.xon_only = spec.xon_only;
+        fc.quanta = spec.pause_quanta;
+        fc.cnm_class = spec.cnm_priority;
+        fc.lossless = spec.lossless.clone();
+        fc.watermark = Some(spec.watermark);
+        fc.sends = spec.switches.clone();
+        let np = sc.n_ports();
+        fc.slots = (0..np * nc).map(|_| Slot::default()).collect();
+        fc.ports = (0..np)
+            .map(|p| {
+                let link = &sc.links[p / 2];
+                FcPort {
+                    pause_ps: spec.pause_ps(link.rate_bps),
+                    refresh_ps: spec.refresh_ps(link.rate_bps),
+                    response_ps: spec.response_ps(link.rate_bps),
+                    prop_ps: link.delay + link.extra_delay,
+                    rate_bps: link.rate_bps,
+                    ..FcPort::default()
+                }
+            })
+            .collect();
+        for (i, f) in sc.flows.iter().enumerate() {
+            fc.ports[f.path[0]].nic_flows.push(i as u32);
+        }
+        // meters of the switches that send flow control
+        let sends_into = |p: usize| fc.sends[sc.port_ends(p).1];
+        let nkeys = match spec.watermark {
+            WatermarkMode::Global => sc.nodes.len(),
+            _ => np,
+        };
+        let mut meters: Vec<Option<Meter>> = (0..nkeys * nc).map(|_| None).collect();
+        for key in 0..nkeys {
+            let (node, inputs): (usize, Vec<usize>) = match spec.watermark {
+                WatermarkMode::Ingress => (sc.port_ends(key).1, vec![key]),
+                WatermarkMode::Egress => (sc.port_ends(key).0, fcs::feeders(sc, key)),
+                WatermarkMode::Global => (key, fcs::input_ports(sc, key)),
+            };
+            if sc.nodes[node].kind != NodeKind::Switch || !fc.sends[node] {
+                continue;
+            }
+            debug_assert!(inputs.iter().all(|&i| sends_into(i)));
+            for c in 0..nc {
+                if !fc.lossless[c] {
+                    continue;
+                }
+                meters[key * nc + c] = Some(Meter {
+                    wm: Watermark::new(spec.xoff_bytes, spec.xon_bytes),
+                    occ: 0,
+                    targets: inputs.iter().map(|&i| (i * nc + c) as u32).collect(),
+                });
+            }
+        }
+        fc.meters = meters;
+        fc
+    }
+
+    /// The meter a data frame of `class` in egress port `e` (node `sw`) arrived through input
+    /// port `input` counts in.
+    #[inline]
+    fn meter_key(&self, e: usize, sw: u32, input: usize, class: usize) -> usize {
+        let key = match self.watermark {
+            Some(WatermarkMode::Ingress) => input,
+            Some(WatermarkMode::Egress) => e,
+            _ => sw as usize,
+        };
+        key * self.nc + class
+    }
+
+    /// Priority column of the pause_events table: -1 for 802.3x PAUSE (all priorities).
+    fn prio_col(&self, class: u8) -> i64 {
+        if self.pfc {
+            class as i64
+        } else {
+            -1
+        }
+    }
+
+    fn record(&mut self, r: PauseRec) {
+        if self.recs.len() < self.max_recs {
+            self.recs.push(r);
+        } else {
+            self.recs_dropped += 1;
+        }
+    }
+}
+
+impl<'a> Sim<'a> {
+    // ---------------------------------------------------------------- data path hooks
+
+    /// Whether a data frame of `class` fits in port `pi` (PFC: each priority queue has the
+    /// port's capacity).
+    #[inline]
+    pub(super) fn class_fits(port: &Port, class: usize, size: u32) -> bool {
+        match port.cap {
+            Capacity::Infinite => true,
+            Capacity::Bytes(b) => port.pq_bytes[class] + size as u64 <= b,
+            Capacity::Frames(n) => (port.pq[class].len() as u64) < n,
+        }
+    }
+
+    /// A data frame entered egress port `pi` (already queued and counted in `q_bytes`).
+    pub(super) fn fc_enqueued(&mut self, pi: usize, pkt: u32) {
+        let pk = self.pkts[pkt as usize];
+        let port = &self.ports[pi];
+        if !port.from_switch {
+            return;
+        }
+        let class = self.flows[pk.flow as usize].class as usize;
+        let input = self.input_port(pk.flow, pk.hop);
+        let m = self.fc.meter_key(pi, port.node, input, class);
+        let Some(meter) = self.fc.meters[m].as_mut() else {
+            return;
+        };
+        meter.occ += pk.size as u64;
+        if meter.wm.update(meter.occ) == Crossing::Xoff {
+            for k in 0..self.fc.meters[m].as_ref().map_or(0, |m| m.targets.len()) {
+                let slot = self.fc.meters[m].as_ref().expect("meter").targets[k] as usize;
+                if self.fc.slots[slot].tx.raise() == SendCmd::Xoff {
+                    self.fc_queue_frame(slot);
+                    self.fc_arm_refresh(slot);
+                }
+            }
+        }
+    }
+
+    /// A data frame of `class` left egress port `pi`'s queue (its transmission started).
+    fn fc_dequeued(&mut self, pi: usize, pkt: u32) {
+        let pk = self.pkts[pkt as usize];
+        let port = &self.ports[pi];
+        let class = self.flows[pk.flow as usize].class as usize;
+        let input = self.input_port(pk.flow, pk.hop);
+        let m = self.fc.meter_key(pi, port.node, input, class);
+        let Some(meter) = self.fc.meters[m].as_mut() else {
+            return;
+        };
+        meter.occ -= pk.size as u64;
+        if meter.wm.update(meter.occ) == Crossing::Xon {
+            for k in 0..self.fc.meters[m].as_ref().map_or(0, |m| m.targets.len()) {
+                let slot = self.fc.meters[m].as_ref().expect("meter").targets[k] as usize;
+                if self.fc.slots[slot].tx.lower() == SendCmd::Xon {
+                    self.fc.slots[slot].refresh.cancel();
+                    self.fc_queue_frame(slot);
+                }
+            }
+        }
+    }
+
+    /// The port a data frame of `flow` queued at path entry `hop` (hop >= 1, a switch port)
+    /// arrived through: the previous hop, or for a multicast flow its tree parent.
+    #[inline]
+    fn input_port(&self, flow: u32, hop: u16) -> usize {
+        let f = &self.sc.flows[flow as usize];
+        let prev = if f.tree_parent.is_empty() {
+            hop as usize - 1
+        } else {
+            f.tree_parent[hop as usize] as usize
+        };
+        f.path[prev]
+    }
+
+    fn fc_arm_refresh(&mut self, slot: usize) {
+        if self.fc.xon_only {
+            return;
+        }
+        let at = self.now + self.fc.ports[slot / self.fc.nc].refresh_ps;
+        if let Some(gen) = self.fc.slots[slot].refresh.arm(at) {
+            self.q.push(
+                at,
+                Ev::PauseRefresh {
+                    slot: slot as u32,
+                    gen,
+                },
+            );
+        }
+    }
+
+    /// Queue a flow-control frame for `slot` on the switch's port back to the sender. A frame
+    /// already waiting for the slot is not duplicated: it carries the state at transmission.
+    fn fc_queue_frame(&mut self, slot: usize) {
+        let s = &mut self.fc.slots[slot];
+        if s.queued {
+            return;
+        }
+        s.queued = true;
+        let r = (slot / self.fc.nc) ^ 1;
+        self.fc.ports[r].pending.push_back(slot as u32);
+        self.ports[r].fc_waiting += 1;
+        self.kick(r);
+    }
+
+    /// `start_next` with flow control: flow-control frames first, then CNMs and data of
+    /// classes that are not paused (PFC: the highest priority first).
+    pub(super) fn fc_start_next(&mut self, pi: usize) {
+        let now = self.now;
+        if let Some(slot) = self.fc.ports[pi].pending.pop_front() {
+            self.ports[pi].fc_waiting -= 1;
+            self.fc_send_frame(pi, slot as usize);
+            return;
+        }
+        let mask = self.fc.ports[pi].paused_mask;
+        let port = &mut self.ports[pi];
+        let cnm_blocked = if self.fc.pfc {
+            mask >> self.fc.cnm_class & 1 == 1
+        } else {
+            mask != 0
+        };
+        if !cnm_blocked {
+            if let Some(c) = port.ctrl.pop_front() {
+                self.transmit(pi, c);
+                return;
+            }
+        }
+        let pkt = if self.fc.pfc {
+            let Some(c) = (0..self.fc.nc)
+                .rev()
+                .find(|&c| mask >> c & 1 == 0 && !port.pq[c].is_empty())
+            else {
+                return;
+            };
+            let d = port.pq[c].pop_front().expect("class queue not empty");
+            let size = self.pkts[d as usize].size as u64;
+            port.track_q(now);
+            port.q_bytes -= size;
+            port.pq_bytes[c] -= size;
+            port.fc_waiting -= 1;
+            d
+        } else {
+            if mask != 0 {
+                return;
+            }
+            let Some(d) = port.q.pop_front() else {
+                return;
+            };
+            port.track_q(now);
+            port.q_bytes -= self.pkts[d as usize].size as u64;
+            d
+        };
+        let from_switch = port.from_switch;
+        let ba = port.ba != NONE;
+        // transmit first: the meter update may queue a flow-control frame on this very port,
+        // which must then wait for this frame
+        self.transmit(pi, pkt);
+        if ba {
+            self.ba_qlen(pi);
+        }
+        if from_switch {
+            self.fc_dequeued(pi, pkt);
+        }
+    }
+
+    fn fc_send_frame(&mut self, pi: usize, slot: usize) {
+        let now = self.now;
+        let nc = self.fc.nc;
+        let s = &mut self.fc.slots[slot];
+        s.queued = false;
+        let quanta = s.tx.quanta(self.fc.quanta);
+        let link_port = slot / nc;
+        let class = (slot % nc) as u8;
+        let fp = &mut self.fc.ports[pi];
+        fp.sent += 1;
+        if quanta == 0 {
+            fp.xon_sent += 1;
+        }
+        let duration = if quanta == 0 { 0 } else { fp.pause_ps as i64 };
+        let prop = fp.prop_ps;
+        let act =
+            self.put_on_wire(pi, fcp::FRAME_BYTES) + prop + self.fc.ports[link_port].response_ps;
+        self.fc.record(PauseRec {
+            t: now,
+            port: pi as u32,
+            class,
+            kind: if quanta == 0 {
+                EV_XON_SENT
+            } else {
+                EV_XOFF_SENT
+            },
+            quanta,
+            duration,
+        });
+        self.q.push(
+            act,
+            Ev::PauseRx {
+                slot: slot as u32,
+                quanta: quanta as u16,
+            },
+        );
+    }
+
+    // ---------------------------------------------------------------- events
+
+    /// A PAUSE/PFC frame for `slot` is acted upon (response delay after its arrival).
+    pub(super) fn on_pause_rx(&mut self, slot: usize, quanta: u32) {
+        let now = self.now;
+        let p = slot / self.fc.nc;
+        let fp = &mut self.fc.ports[p];
+        fp.received += 1;
+        let arrival = now - fp.response_ps;
+        let pause_ps = if quanta == 0 {
+            0
+        } else {
+            fcp::quanta_to_ps(quanta, fp.rate_bps)
+        };
+        let s = &mut self.fc.slots[slot];
+        let (change, cmd) = s.rx.on_frame(now, arrival, pause_ps, self.fc.xon_only);
+        let until = s.rx.until();
+        match cmd {
+            ExpiryCmd::Keep => {}
+            ExpiryCmd::Cancel => s.expiry.cancel(),
+            ExpiryCmd::Arm(t) => {
+                if let Some(gen) = s.expiry.arm(t) {
+                    self.q.push(
+                        t,
+                        Ev::PauseExpire {
+                            slot: slot as u32,
+                            gen,
+                        },
+                    );
+                }
+            }
+        }
+        self.fc_apply(slot, change, quanta, until);
+    }
+
+    pub(super) fn on_pause_expire(&mut self, slot: usize, gen: u32) {
+        let s = &mut self.fc.slots[slot];
+        match s.expiry.popped(self.now, gen) {
+            Popped::Fire => {
+                let change = s.rx.on_expiry(self.now);
+                self.fc_apply(slot, change, 0, 0);
+            }
+            Popped::Requeue(t) => self.q.push(
+                t,
+                Ev::PauseExpire {
+                    slot: slot as u32,
+                    gen,
+                },
+            ),
+            Popped::Stale => {}
+        }
+    }
+
+    pub(super) fn on_pause_refresh(&mut self, slot: usize, gen: u32) {
+        match self.fc.slots[slot].refresh.popped(self.now, gen) {
+            Popped::Fire => {
+                if self.fc.slots[slot].tx.on_refresh() == SendCmd::Xoff {
+                    self.fc_queue_frame(slot);
+                    self.fc_arm_refresh(slot);
+                }
+            }
+            Popped::Requeue(t) => self.q.push(
+                t,
+                Ev::PauseRefresh {
+                    slot: slot as u32,
+                    gen,
+                },
+            ),
+            Popped::Stale => {}
+        }
+    }
+
+    /// Apply a receiver state change of `slot`.
+    fn fc_apply(&mut self, slot: usize, change: RxChange, quanta: u32, until: SimTime) {
+        let now = self.now;
+        let nc = self.fc.nc;
+        let p = slot / nc;
+        let class = slot % nc;
+        match change {
+            RxChange::None | RxChange::Extended => {}
+            RxChange::Paused => {
+                let fp = &mut self.fc.ports[p];
+                if fp.paused_mask == 0 {
+                    fp.any_since = now;
+                }
+                fp.paused_mask |= 1 << class;
+                self.fc.record(PauseRec {
+                    t: now,
+                    port: p as u32,
+                    class: class as u8,
+                    kind: EV_PAUSE,
+                    quanta,
+                    duration: if until == fcp::NEVER {
+                        -1
+                    } else {
+                        (until - now) as i64
+                    },
+                });
+                self.fc_gate_flows(p, class, true);
+            }
+            RxChange::Resumed { paused_for } => {
+                let fp = &mut self.fc.ports[p];
+                fp.paused_mask &= !(1 << class);
+                if fp.paused_mask == 0 {
+                    fp.paused_ps += now - fp.any_since;
+                }
+                self.fc.record(PauseRec {
+                    t: now,
+                    port: p as u32,
+                    class: class as u8,
+                    kind: EV_RESUME,
+                    quanta: 0,
+                    duration: paused_for as i64,
+                });
+                self.fc_gate_flows(p, class, false);
+                self.kick(p);
+            }
+        }
+    }
+
+    /// A host NIC port's class was paused (`gate`) or resumed: stop or restart the rate
+    /// limiters of its flows of that class and freeze or thaw their RP timers.
+    fn fc_gate_flows(&mut self, p: usize, class: usize, gate: bool) {
+        let now = self.now;
+        for k in 0..self.fc.ports[p].nic_flows.len() {
+            let fi = self.fc.ports[p].nic_flows[k] as usize;
+            let f = &mut self.flows[fi];
+            if f.class as usize != class {
+                continue;
+            }
+            f.gated = gate;
+            let out = match f.rp.as_mut() {
+                Some(rp) if gate => rp.pause(now),
+                Some(rp) => rp.resume(now),
+                None => RpOutput::NONE,
+            };
+            self.rp_output(fi, out, now);
+            let f = &mut self.flows[fi];
+            if gate {
+                if Self::rl_limited(f) {
+                    f.rl_timer.cancel();
+                }
+            } else if !f.rl_q.is_empty() && !f.rl_timer.is_armed() {
+                if Self::rl_limited(f) {
+                    self.schedule_rl(fi);
+                } else {
+                    self.arm_rl(fi, now);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- output
+
+    /// Sample every flow's rate-limiter queue and its NIC queue.
+    pub(super) fn sample_host_queues(&mut self, t: SimTime) {
+        for fi in 0..self.flows.len() {
+            // Lazily generated frames born before `t` are materialised first (the same outcome
+            // as at the next departure, see `catch_up`). Frames born at `t` itself are left to
+            // the events of the instant, as with one event per frame, whose generation event
+            // for `t` was queued after this sample's.
+            while self.flows[fi].gen_lazy && self.flows[fi].next_gen < t {
+                let tg = self.flows[fi].next_gen;
+                let pkt = self.make_frame(fi, tg);
+                self.rl_enqueue(fi, pkt);
+            }
+            let f = &self.flows[fi];
+            let nic = &self.ports[f.path[0] as usize];
+            let fc = &mut self.fc;
+            fc.hq_t.push(t as i64);
+            fc.hq_flow.push(fi as u32);
+            fc.hq_rl_bytes.push(f.rl_q_bytes as i64);
+            fc.hq_rl_frames.push(f.rl_q.len() as i64);
+            fc.hq_rl_drops.push(f.rl_drops as i64);
+            fc.hq_nic_bytes.push(nic.q_bytes as i64);
+            fc.hq_nic_drops.push(f.nic_drops as i64);
+        }
+    }
+}
+
+impl Fc {
+    /// Per-port (PAUSE frames sent, received, paused time in ps) up to `end`.
+    pub(super) fn port_stats(&self, n_ports: usize, end: SimTime) -> Vec<(i64, i64, i64)> {
+        (0..n_ports)
+            .map(|p| match self.ports.get(p) {
+                None => (0, 0, 0),
+                Some(fp) => {
+                    let open = if fp.paused_mask != 0 {
+                        end.saturating_sub(fp.any_since)
+                    } else {
+                        0
+                    };
+                    (
+                        fp.sent as i64,
+                        fp.received as i64,
+                        (fp.paused_ps + open) as i64,
+                    )
+                }
+            })
+            .collect()
+    }
+
+    pub(super) fn tables(&mut self, port_name: &[String], flow_name: &[&str]) -> Vec<Table> {
+        let fc = self;
+        // rows are recorded when they happen, so they are in time order
+        let recs = std::mem::take(&mut fc.recs);
+        let prio: Vec<i64> = recs.iter().map(|r| fc.prio_col(r.class)).collect();
+        let events = Table::new("pause_events")
+            .col(
+                "t_ps",
+                ColumnData::I64(recs.iter().map(|r| r.t as i64).collect()),
+            )
+            .col(
+                "port",
+                ColumnData::Str(
+                    recs.iter()
+                        .map(|r| port_name[r.port as usize].clone())
+                        .collect(),
+                ),
+            )
+            .col("priority", ColumnData::I64(prio))
+            .col(
+                "event",
+                ColumnData::Str(
+                    recs.iter()
+                        .map(|r| EV_NAMES[r.kind as usize].to_string())
+                        .collect(),
+                ),
+            )
+            .col(
+                "quanta",
+                ColumnData::I64(recs.iter().map(|r| r.quanta as i64).collect()),
+            )
+            .col(
+                "duration_ps",
+                ColumnData::I64(recs.iter().map(|r| r.duration).collect()),
+            );
+        let hq = Table::new("host_queues")
+            .col(
+                "flow",
+                ColumnData::Str(
+                    fc.hq_flow
+                        .iter()
+                        .map(|&f| flow_name[f as usize].to_string())
+                        .collect(),
+                ),
+            )
+            .col("t_ps", ColumnData::I64(std::mem::take(&mut fc.hq_t)))
+            .col(
+                "rl_qlen_bytes",
+                ColumnData::I64(std::mem::take(&mut fc.hq_rl_bytes)),
+            )
+            .col(
+                "rl_qlen_frames",
+                ColumnData::I64(std::mem::take(&mut fc.hq_rl_frames)),
+            )
+            .col(
+                "rl_dropped_frames",
+                ColumnData::I64(std::mem::take(&mut fc.hq_rl_drops)),
+            )
+            .col(
+                "nic_qlen_bytes",
+                ColumnData::I64(std::mem::take(&mut fc.hq_nic_bytes)),
+            )
+            .col(
+                "nic_dropped_frames",
+                ColumnData::I64(std::mem::take(&mut fc.hq_nic_drops)),
+            );
+        vec![events, hq]
+    }
+}
