@@ -87,6 +87,21 @@ OVERRIDE_CASES = [
     ("unknown-nic-sample-count", ["cc.qcn.nic.sample_count=frames"], "cc.qcn.nic.sample_count"),
     ("unknown-nic-key", ["cc.qcn.nic.q_eq=33KB"], "cc.qcn.nic.q_eq"),
     ("nic-feedback-with-pushback", ["cc.qcn.feedback=nic", "cc.qcn.pushback.enabled=true"], "cc.qcn.feedback"),
+    # link-level flow control (PAUSE / PFC)
+    ("fc-unknown-mode", ["flow_control.mode=xon"], "flow_control.mode"),
+    ("fc-unknown-watermark", ["flow_control.mode=pause", "flow_control.watermark=shared"],
+     "flow_control.watermark"),
+    ("fc-xon-equal-to-xoff", ["flow_control.mode=pause", "flow_control.xoff=60KB", "flow_control.xon=60KB"],
+     "flow_control.xon"),
+    ("fc-xon-above-xoff", ["flow_control.mode=pause", "flow_control.xoff=60KB", "flow_control.xon=70KB"],
+     "flow_control.xon"),
+    ("fc-headroom-below-one-frame", ["flow_control.mode=pause", "flow_control.xoff=150KB"], "flow_control.xoff"),
+    ("pfc-priority-without-queue", ["flow_control.mode=pfc", "flow_control.queues=2", "flow_control.priorities=[0, 4]"],
+     "flow_control.priorities.1"),
+    ("pfc-flow-priority-without-queue", ["flow_control.mode=pfc", "flow_control.queues=2", "flows.0.priority=5"],
+     "flows.0.priority"),
+    ("fc-quanta-too-large", ["flow_control.mode=pause", "flow_control.pause_quanta=70000"], "flow_control.pause_quanta"),
+    ("fc-on-a-host", ["flow_control.mode=pause", 'flow_control.switches=["src"]'], "flow_control.switches.0"),
 ]
 
 

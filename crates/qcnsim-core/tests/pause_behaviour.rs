@@ -171,6 +171,17 @@ fn pause_makes_the_switch_lossless_and_the_tables_agree() {
             assert_eq!(pauses.len(), resumes.len());
         }
         assert_eq!(port_col(&out, "paused_ps", host), total, "{host}");
+        // the per-bin counts add up to the same totals
+        let pb = table(&out, "pause_bins");
+        let rows: Vec<usize> = (0..pb.rows())
+            .filter(|&i| strs(pb, "port")[i] == host)
+            .collect();
+        assert_eq!(rows.len(), 5, "one row per 1 ms bin");
+        let rx: i64 = rows.iter().map(|&i| i64s(pb, "pause_received")[i]).sum();
+        let ps: i64 = rows.iter().map(|&i| i64s(pb, "paused_ps")[i]).sum();
+        assert_eq!(rx, port_col(&out, "pause_received", host), "{host}");
+        assert_eq!(ps, total, "{host}");
+        assert!(rows.iter().all(|&i| i64s(pb, "paused_ps")[i] <= 1_000 * US));
         // PAUSE frames are never forwarded and never reach a host as data
         assert_eq!(port_col(&out, "pause_sent", host), 0);
     }
@@ -278,6 +289,26 @@ fn xon_cancels_at_once_and_an_unrefreshed_pause_expires() {
         .count();
     assert!(expired >= 1, "no pause expired");
     assert!(of(&ev, "a->sw", "resume").len() > of(&ev, "sw->a", "xon_sent").len());
+}
+
+#[test]
+fn pause_events_are_recorded_only_when_asked() {
+    let out = run(BASE, &["metrics.events=[\"switch_drop\"]"], None);
+    assert_eq!(table(&out, "pause_events").rows(), 0);
+    assert!(port_col(&out, "pause_sent", "sw->a") > 0);
+    // switch_drop records drops at switches only: with PAUSE there are none, the NIC drops
+    // are not recorded
+    let ev = table(&out, "events");
+    assert_eq!(ev.rows(), 0);
+    let out = run(
+        BASE,
+        &["metrics.events=[\"switch_drop\"]", "flow_control.mode=none"],
+        None,
+    );
+    let ev = table(&out, "events");
+    assert!(ev.rows() > 0);
+    assert!(strs(ev, "node").iter().all(|n| n.starts_with("sw->")));
+    assert_eq!(ev.rows() as i64, switch_drops(&out));
 }
 
 #[test]

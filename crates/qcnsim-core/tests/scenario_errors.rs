@@ -108,7 +108,7 @@ fn cases() -> Vec<Case> {
         Case { what: "negative seed", edit: Set(&["meta.seed=-1"]), path: "meta.seed", shows: "-1" },
         Case { what: "unknown cc mode", edit: Set(&["cc.mode=dcqcn"]), path: "cc.mode", shows: "dcqcn" },
         Case { what: "NaN weight", edit: Set(&["cc.qcn.cp.w=nan"]), path: "cc.qcn.cp.w", shows: "NaN" },
-        Case { what: "unknown event kind", edit: Set(&["metrics.events=[\"cnm_sent\", \"pause\"]"]), path: "metrics.events.1", shows: "pause" },
+        Case { what: "unknown event kind", edit: Set(&["metrics.events=[\"cnm_sent\", \"pauses\"]"]), path: "metrics.events.1", shows: "pauses" },
         Case { what: "zero throughput bin", edit: Set(&["metrics.throughput_bin=0s"]), path: "metrics.throughput_bin", shows: "0s" },
         Case { what: "bad bottleneck port", edit: Set(&["analysis.bottleneck=\"sw->c\""]), path: "analysis.bottleneck", shows: "sw->c" },
         Case { what: "variant with a bad value", edit: Append("[[variants]]\nname = \"v\"\nset = { \"flows.0.rate\" = \"12Gbps\" }\n"), path: "variants.0.set: flows.0.rate", shows: "12Gbps" },

@@ -203,11 +203,16 @@ pub struct MetricsSpec {
     pub record_drops: bool,
     /// Bit k set: record events of kind `EVENT_KINDS[k]`.
     pub record_mask: u32,
+    /// Record drops at switch queues only (`"switch_drop"`; implied by `"drop"`).
+    pub record_switch_drops: bool,
+    /// Record the `pause_events` table (`"pause"`).
+    pub record_pause: bool,
     pub max_event_rows: usize,
 }
 
 /// The kinds of rows of the `events` table (the choices of `metrics.events`), in the
-/// simulator's code order.
+/// simulator's code order. The last two only select: `"switch_drop"` records drops at switch
+/// queues only (rows of kind `"drop"`), `"pause"` records the `pause_events` table.
 pub const EVENT_KINDS: &[&str] = &[
     "cnm_sent",
     "cnm_received",
@@ -223,6 +228,8 @@ pub const EVENT_KINDS: &[&str] = &[
     "bcn_received",
     "bcn0_sent",
     "bcn0_received",
+    "switch_drop",
+    "pause",
 ];
 
 #[derive(Debug, Clone)]
@@ -557,6 +564,8 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             record_cnm_received: false,
             record_drops: false,
             record_mask: 0,
+            record_switch_drops: false,
+            record_pause: false,
             max_event_rows: 0,
         },
         analysis: AnalysisSpec {
@@ -1468,6 +1477,8 @@ fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSpec> {
         record_cnm_received: events.iter().any(|e| e == "cnm_received"),
         record_drops: events.iter().any(|e| e == "drop"),
         record_mask,
+        record_switch_drops: events.iter().any(|e| e == "drop" || e == "switch_drop"),
+        record_pause: events.iter().any(|e| e == "pause"),
         max_event_rows,
     })
 }

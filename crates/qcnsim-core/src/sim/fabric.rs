@@ -46,7 +46,7 @@ impl<'a> Sim<'a> {
             } else {
                 f.net_drops += 1;
             }
-            if self.rec.wants(REC_DROP) {
+            if self.rec.wants(REC_DROP) || (self.rec.rec_switch_drop && port.from_switch) {
                 self.rec.event(EvRec {
                     t: now,
                     kind: REC_DROP,

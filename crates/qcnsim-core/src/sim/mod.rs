@@ -318,6 +318,7 @@ struct Recorder {
     events_dropped: u64,
     /// Bit k set: record events of kind k.
     mask: u32,
+    rec_switch_drop: bool,
 }
 
 impl Recorder {
@@ -401,6 +402,7 @@ impl<'a> Sim<'a> {
             max_events: sc.metrics.max_event_rows,
             events_dropped: 0,
             mask: sc.metrics.record_mask,
+            rec_switch_drop: sc.metrics.record_switch_drops,
         };
         let mut ports = Vec::with_capacity(sc.n_ports());
         for p in 0..sc.n_ports() {

@@ -102,7 +102,17 @@ pub(super) struct Fc {
     /// Switch nodes that send flow control.
     sends: Vec<bool>,
     recs: Vec<PauseRec>,
+    record: bool,
     max_recs: usize,
+    // per-bin counts for the ports in metrics.throughput_ports (table pause_bins)
+    bin: SimTime,
+    nbins: usize,
+    end: SimTime,
+    bin_ports: Vec<u32>,
+    /// Per port: its row block in the bin arrays, or NONE.
+    bin_slot: Vec<u32>,
+    bin_rx: Vec<u64>,
+    bin_paused: Vec<u64>,
     pub(super) recs_dropped: u64,
     // host queue samples
     hq_t: Vec<i64>,
@@ -120,6 +130,7 @@ impl Fc {
         let mut fc = Fc {
             nc: 1,
             max_recs: sc.metrics.max_event_rows,
+            record: sc.metrics.record_pause,
             ..Fc::default()
         };
         if !spec.is_on() {
@@ -182,7 +193,46 @@ impl Fc {
             }
         }
         fc.meters = meters;
+        fc.bin = sc.metrics.throughput_bin;
+        fc.nbins = sc.duration.div_ceil(fc.bin) as usize;
+        fc.end = sc.duration;
+        fc.bin_slot = vec![NONE; np];
+        for p in 0..np {
+            if sc.metrics.throughput_ports[p] {
+                fc.bin_slot[p] = fc.bin_ports.len() as u32;
+                fc.bin_ports.push(p as u32);
+            }
+        }
+        fc.bin_rx = vec![0; fc.bin_ports.len() * fc.nbins];
+        fc.bin_paused = vec![0; fc.bin_ports.len() * fc.nbins];
         fc
+    }
+
+    /// Count a flow-control frame acted upon at port `p` at `t`.
+    fn bin_frame(&mut self, p: usize, t: SimTime) {
+        let slot = self.bin_slot[p];
+        let b = (t / self.bin) as usize;
+        if slot != NONE && b < self.nbins {
+            self.bin_rx[slot as usize * self.nbins + b] += 1;
+        }
+    }
+
+    /// Add the paused interval `[from, to)` of port `p` to its bins.
+    fn bin_paused(&mut self, p: usize, from: SimTime, to: SimTime) {
+        let slot = self.bin_slot[p];
+        if slot == NONE {
+            return;
+        }
+        let to = to.min(self.end);
+        let mut t = from;
+        while t < to {
+            let b = (t / self.bin) as usize;
+            let b_end = ((b as SimTime + 1) * self.bin).min(to);
+            if b < self.nbins {
+                self.bin_paused[slot as usize * self.nbins + b] += b_end - t;
+            }
+            t = b_end;
+        }
     }
 
     /// The meter a data frame of `class` in egress port `e` (node `sw`) arrived through input
@@ -207,6 +257,9 @@ impl Fc {
     }
 
     fn record(&mut self, r: PauseRec) {
+        if !self.record {
+            return;
+        }
         if self.recs.len() < self.max_recs {
             self.recs.push(r);
         } else {
@@ -423,6 +476,7 @@ impl<'a> Sim<'a> {
     pub(super) fn on_pause_rx(&mut self, slot: usize, quanta: u32) {
         let now = self.now;
         let p = slot / self.fc.nc;
+        self.fc.bin_frame(p, now);
         let fp = &mut self.fc.ports[p];
         fp.received += 1;
         let arrival = now - fp.response_ps;
@@ -522,6 +576,8 @@ impl<'a> Sim<'a> {
                 fp.paused_mask &= !(1 << class);
                 if fp.paused_mask == 0 {
                     fp.paused_ps += now - fp.any_since;
+                    let since = fp.any_since;
+                    self.fc.bin_paused(p, since, now);
                 }
                 self.fc.record(PauseRec {
                     t: now,
@@ -654,6 +710,28 @@ impl Fc {
                 "duration_ps",
                 ColumnData::I64(recs.iter().map(|r| r.duration).collect()),
             );
+        // pauses still in effect at the end
+        for p in 0..fc.ports.len() {
+            if fc.ports[p].paused_mask != 0 {
+                let since = fc.ports[p].any_since;
+                fc.bin_paused(p, since, fc.end);
+            }
+        }
+        let (mut bp, mut bt, mut brx, mut bps) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (slot, &p) in fc.bin_ports.iter().enumerate() {
+            for b in 0..fc.nbins {
+                bp.push(port_name[p as usize].clone());
+                bt.push((b as SimTime * fc.bin) as i64);
+                brx.push(fc.bin_rx[slot * fc.nbins + b] as i64);
+                bps.push(fc.bin_paused[slot * fc.nbins + b] as i64);
+            }
+        }
+        let bins = Table::new("pause_bins")
+            .col("port", ColumnData::Str(bp))
+            .col("t_ps", ColumnData::I64(bt))
+            .col("bin_ps", ColumnData::I64(vec![fc.bin as i64; brx.len()]))
+            .col("pause_received", ColumnData::I64(brx))
+            .col("paused_ps", ColumnData::I64(bps));
         let hq = Table::new("host_queues")
             .col(
                 "flow",
@@ -685,6 +763,6 @@ impl Fc {
                 "nic_dropped_frames",
                 ColumnData::I64(std::mem::take(&mut fc.hq_nic_drops)),
             );
-        vec![events, hq]
+        vec![events, bins, hq]
     }
 }
