@@ -208,6 +208,8 @@ pub struct MetricsSpec {
     /// Record the `pause_events` table (`"pause"`).
     pub record_pause: bool,
     pub max_event_rows: usize,
+    /// Sample `host_queues` (default: with flow control on).
+    pub host_queues: bool,
 }
 
 /// The kinds of rows of the `events` table (the choices of `metrics.events`), in the
@@ -567,6 +569,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             record_switch_drops: false,
             record_pause: false,
             max_event_rows: 0,
+            host_queues: false,
         },
         analysis: AnalysisSpec {
             bottleneck: None,
@@ -1466,6 +1469,8 @@ fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSpec> {
     }
     m.put("events", json!(events));
     let max_event_rows = m.int_in("max_event_rows", 5_000_000, 0, 1_000_000_000)? as usize;
+    // [flow_control] is read before [metrics]
+    let host_queues = m.bool_or("host_queues", sc.fc.is_on())?;
     Ok(MetricsSpec {
         throughput_bin,
         throughput_ports,
@@ -1480,5 +1485,6 @@ fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSpec> {
         record_switch_drops: events.iter().any(|e| e == "drop" || e == "switch_drop"),
         record_pause: events.iter().any(|e| e == "pause"),
         max_event_rows,
+        host_queues,
     })
 }

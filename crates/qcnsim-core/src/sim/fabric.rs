@@ -196,7 +196,8 @@ impl<'a> Sim<'a> {
         end
     }
 
-    /// Put frame `pkt` (already taken from its queue) on the wire and schedule its arrival.
+    /// Put frame `pkt` (already taken from its queue) on the wire and schedule its arrival
+    /// (flow control's `start_next`; see `start_next` for the same steps without it).
     #[inline]
     pub(super) fn transmit(&mut self, pi: usize, pkt: u32) {
         let pk = self.pkts[pkt as usize];
@@ -249,6 +250,7 @@ impl<'a> Sim<'a> {
     }
 
     /// The data frame reaches its destination host at `t`.
+    #[inline(always)]
     pub(super) fn deliver(&mut self, pkt: u32, t: SimTime) {
         let pk = self.pkts[pkt as usize];
         let f = &mut self.flows[pk.flow as usize];

@@ -621,7 +621,7 @@ impl<'a> Sim<'a> {
         if !sim.rec.queue_ports.is_empty() || !sim.rec.mem_switches.is_empty() {
             sim.q.push(0, Ev::SampleQueues);
         }
-        if (sc.cc != CcMode::None || sim.fc.on) && !sim.flows.is_empty() {
+        if (sc.cc != CcMode::None || sc.metrics.host_queues) && !sim.flows.is_empty() {
             sim.q.push(0, Ev::SampleRates);
         }
         sim
@@ -739,7 +739,9 @@ impl<'a> Sim<'a> {
                         self.rec.r_active.push(rp.is_active());
                     }
                 }
-                self.sample_host_queues(t);
+                if self.sc.metrics.host_queues {
+                    self.sample_host_queues(t);
+                }
                 self.q
                     .push(t + self.sc.metrics.rate_interval, Ev::SampleRates);
             }

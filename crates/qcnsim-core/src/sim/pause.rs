@@ -283,6 +283,8 @@ impl<'a> Sim<'a> {
     }
 
     /// A data frame entered egress port `pi` (already queued and counted in `q_bytes`).
+    /// Never inlined: it must not weigh on the data path of runs without flow control.
+    #[inline(never)]
     pub(super) fn fc_enqueued(&mut self, pi: usize, pkt: u32) {
         let pk = self.pkts[pkt as usize];
         let port = &self.ports[pi];
@@ -374,6 +376,7 @@ impl<'a> Sim<'a> {
 
     /// `start_next` with flow control: flow-control frames first, then CNMs and data of
     /// classes that are not paused (PFC: the highest priority first).
+    #[inline(never)]
     pub(super) fn fc_start_next(&mut self, pi: usize) {
         let now = self.now;
         if let Some(slot) = self.fc.ports[pi].pending.pop_front() {
