@@ -56,6 +56,18 @@ def test_reproduce_bcn_calibration_short(tmp_path, monkeypatch):
     spikes = summary.filter(pl.col("metric") == "core_spike_duration")
     assert spikes["variant"].to_list() == variants
     assert all(v >= 0 or math.isnan(v) for v in spikes["value"].to_list())
+    # PAUSE builds the edge queues: with edge detection on their CPs send negative BCN, off none
+    from qcnsim.results import Results
+
+    def edge_neg(variant):
+        p = Results.read(tmp_path / variant)["ports"]
+        return p.filter(pl.col("port").str.starts_with("es"))["bcn_negative_sent"].sum()
+
+    assert edge_neg("pause-bcn-edges-on") > 0
+    assert edge_neg("pause-bcn-edges-off") == 0
+    only = Results.read(tmp_path / "pause-only")
+    assert only.summary.filter(pl.col("metric") == "pause_frames_sent")["value"][0] > 0
+    assert only["rp_rates"].height == 0
     sweep = pl.read_csv(tmp_path / "sweep.csv")
     assert sweep["window_kb"].to_list() == [10, 100]
     assert sweep["runs"].to_list() == [2, 2]

@@ -48,7 +48,7 @@ SPIKE_THRESHOLD_BYTES = 48_000
 #: The queue must stay at or below the threshold this long for the spike to be over.
 SPIKE_SETTLE_PS = 1_000_000_000  # 1 ms
 
-SWEEP_VARIANT = "bcn-edges-on"
+SWEEP_VARIANT = "pause-bcn-edges-on"
 SWEEP_WINDOWS_KB = [10, 20, 40, 60, 80, 100]
 SWEEP_JITTER = "5KB"
 SWEEP_REPS = 25
