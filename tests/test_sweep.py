@@ -248,6 +248,50 @@ def test_a_killed_worker_is_retried(trivial, tmp_path):
     assert len(ex.worker_pids) >= 3
 
 
+def _reaped(pid: int) -> bool:
+    """The process has exited and its parent has waited for it (no /proc entry, not a zombie)."""
+    return not Path(f"/proc/{pid}").exists()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="uses /proc")
+@pytest.mark.parametrize("when", ["mid-sweep", "after the last result"])
+def test_ctrl_c_in_the_consumer_stops_and_reaps_every_worker(trivial, when):
+    """SIGINT while the caller handles a result: no exception at an arbitrary point; the next
+    step stops and reaps every worker, restores the handler, then raises KeyboardInterrupt."""
+    import sweep_helpers
+    from qcnsim.executors import Task
+
+    ex = LocalExecutor(jobs=2, chunk=1, task_fn=sweep_helpers.slow_run_task)
+    tasks = [Task(f"p{i}", 0, (f"flows.0.rate={i + 1}Gbps",), 1) for i in range(6)]
+    it = ex.map(trivial.text, tasks)
+    got = [next(it)]
+    if when == "after the last result":
+        got += [next(it) for _ in range(len(tasks) - 1)]
+    assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler  # the executor's flag
+    signal.raise_signal(signal.SIGINT)  # only sets the flag: nothing raised here
+    with pytest.raises(KeyboardInterrupt):
+        got += list(it)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert len(got) < len(tasks) if when == "mid-sweep" else len(got) == len(tasks)
+    assert ex.worker_pids and all(_reaped(pid) for pid in ex.worker_pids), ex.worker_pids
+
+
+def test_an_application_sigint_handler_is_left_alone(trivial):
+    from qcnsim.executors import Task
+
+    def handler(signum, frame):
+        pass
+
+    old = signal.signal(signal.SIGINT, handler)
+    try:
+        during = [(status, signal.getsignal(signal.SIGINT))
+                  for _, status, _ in LocalExecutor(jobs=1).map(trivial.text, [Task("p", 0, (), 1)])]
+        after = signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert during == [("ok", handler)] and after is handler
+
+
 @pytest.mark.parametrize("fn,needle", [("erroring_run_task", "RuntimeError: injected failure"),
                                        ("dying_run_task", "died (exit code 3)")])
 def test_a_point_that_fails_twice_is_recorded_and_the_sweep_goes_on(trivial, tmp_path, fn, needle):
@@ -393,9 +437,12 @@ def test_cli_sweep_interrupted_keeps_finished_runs(tmp_path):
     sc = tmp_path / "t.toml"
     sc.write_text(TRIVIAL.replace('duration = "1ms"', 'duration = "300ms"'), encoding="utf-8")
     out = tmp_path / "int"
+    n = 30  # enough that the sweep is far from done when the signal arrives
     args = [sys.executable, "-m", "qcnsim", "sweep", str(sc), "--out", str(out), "--jobs", "2",
-            "--sweep", "flows.0.rate=" + ",".join(f"{i}Gbps" for i in range(1, 10)), "--no-progress"]
-    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+            "--sweep", "flows.0.rate=" + ",".join(f"{0.5 + 0.25 * i}Gbps" for i in range(n)), "--no-progress"]
+    env = dict(os.environ, PYTHONFAULTHANDLER="1")  # SIGABRT dumps every thread's stack
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(run_dirs(out)) < 2:
         time.sleep(0.05)
@@ -403,16 +450,20 @@ def test_cli_sweep_interrupted_keeps_finished_runs(tmp_path):
     workers = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
     assert workers, "no worker processes found"
     os.killpg(p.pid, signal.SIGINT)
-    _, err = p.communicate(timeout=60)
+    try:
+        _, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.kill(p.pid, signal.SIGABRT)
+        _, err = p.communicate(timeout=30)
+        pytest.fail(f"the sweep did not stop within 60 s of SIGINT; its stderr and stacks:\n{err}")
     assert p.returncode == 130, err
     assert "Traceback" not in err
     done = run_dirs(out)
     assert not leftovers(out)
     assert all(sweeps._finished_summary(d, d.parent.name[6:], int(d.name[4:])) is not None for d in done)
-    time.sleep(0.2)
-    left = [w for w in workers if Path(f"/proc/{w}").exists()]
+    left = [w for w in workers if not _reaped(int(w))]  # the sweep reaps its workers before it exits
     assert not left, f"worker processes left behind: {left}"
     r = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert f"{len(done)} of 9 runs already done" in r.stderr
-    assert len(run_dirs(out)) == 9
+    assert f"{len(done)} of {n} runs already done" in r.stderr
+    assert len(run_dirs(out)) == n

@@ -27,6 +27,9 @@ Two executors ship:
 
 Both send several tasks per message (chunks) so that a sweep of many short points is not
 dominated by per-task overhead.
+
+Ctrl-C while local workers run sets a flag (:class:`_CtrlC`); ``map`` then stops and reaps every
+worker before it raises :class:`KeyboardInterrupt`, so no worker outlives the sweep process.
 """
 
 from __future__ import annotations
@@ -40,12 +43,15 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
 Outcome = Tuple["Task", str, Any]
 TaskFn = Callable[[str, Sequence[str], int], Tuple[str, Any]]
+
+POLL_S = 0.1  # how often the local executor looks at a pending Ctrl-C while it waits
 
 
 @dataclass(frozen=True)
@@ -149,23 +155,64 @@ class _Worker:
         except (OSError, ValueError):  # the worker is gone; its reader thread reports the exit
             return False
 
-    def stop(self, timeout: float = 2.0) -> None:
+    def request_stop(self) -> None:
+        """Ask the worker to finish its pending tasks and exit (end of its input)."""
         if self.proc.poll() is None:
             self.send(None)
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+
+    def reap(self, deadline: float) -> None:
+        """Wait for the exit asked by :meth:`request_stop` until ``deadline`` (monotonic), then
+        terminate, then kill; the process is always waited for (never left a zombie)."""
+        for escalate in (None, self.proc.terminate, self.proc.kill):
+            if escalate is not None:
+                escalate()
+                deadline = time.monotonic() + 2.0
             try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.proc.wait(timeout)
+                self.proc.wait(max(0.0, deadline - time.monotonic()))
+                break
             except subprocess.TimeoutExpired:
-                self.proc.terminate()
-                try:
-                    self.proc.wait(timeout)
-                except subprocess.TimeoutExpired:
-                    self.proc.kill()
-                    self.proc.wait()
-        self.thread.join(timeout)
+                continue
+        self.thread.join(2.0)
+
+
+def _stop_workers(workers: Sequence[_Worker], grace: float = 2.0) -> None:
+    """Stop every worker: all are asked at once, so they wind down in parallel."""
+    for w in workers:
+        w.request_stop()
+    deadline = time.monotonic() + grace
+    for w in workers:
+        w.reap(deadline)
+
+
+class _CtrlC:
+    """Ctrl-C while worker processes run: while active, SIGINT only sets ``hit``, and the loop
+    that owns the workers raises :class:`KeyboardInterrupt` itself at a safe point, after
+    stopping and reaping every worker. An exception raised by the default handler at an arbitrary
+    bytecode (inside a lock, a queue, the cleanup itself) could leave a worker running or
+    unreaped. Installed only on the main thread and only over Python's default handler (a
+    handler the application installed, or SIGINT ignored, is left alone)."""
+
+    def __init__(self) -> None:
+        self.hit = False
+        self._old: Any = None
+
+    def _on_sigint(self, signum, frame) -> None:
+        self.hit = True
+
+    def __enter__(self) -> "_CtrlC":
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._old = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
 
 
 class LocalExecutor:
@@ -212,32 +259,39 @@ class LocalExecutor:
                 w.pending.extend(batch)
                 w.send(batch)
 
-        try:
-            for _ in range(n):
-                start()
-            while any(w.pending for w in workers) or todo:
-                for w in workers:
-                    feed(w)
-                    feed(w)
-                w, msg = inbox.get()
-                if msg[0] == "exit":
-                    w.alive = False
-                    workers.remove(w)
-                    if w.pending:
-                        lost = w.pending.popleft()
-                        todo.extendleft(reversed(w.pending))
-                        w.pending.clear()
-                        yield lost, "lost", f"worker process {w.pid} died (exit code {msg[1]})"
-                    if todo and len(workers) < n:
-                        start()
-                    continue
-                key, status, payload = msg
-                task = w.pending.popleft()
-                assert task.key == key, (task.key, key)
-                yield task, status, payload
-        finally:
-            for w in workers:
-                w.stop()
+        with _CtrlC() as ctrl_c:
+            try:
+                for _ in range(n):
+                    start()
+                while any(w.pending for w in workers) or todo:
+                    if ctrl_c.hit:
+                        raise KeyboardInterrupt
+                    for w in workers:
+                        feed(w)
+                        feed(w)
+                    try:
+                        w, msg = inbox.get(timeout=POLL_S)
+                    except queue.Empty:
+                        continue
+                    if msg[0] == "exit":
+                        w.alive = False
+                        workers.remove(w)
+                        if w.pending:
+                            lost = w.pending.popleft()
+                            todo.extendleft(reversed(w.pending))
+                            w.pending.clear()
+                            yield lost, "lost", f"worker process {w.pid} died (exit code {msg[1]})"
+                        if todo and len(workers) < n:
+                            start()
+                        continue
+                    key, status, payload = msg
+                    task = w.pending.popleft()
+                    assert task.key == key, (task.key, key)
+                    yield task, status, payload
+            finally:
+                _stop_workers(workers)
+            if ctrl_c.hit:
+                raise KeyboardInterrupt
 
 
 def worker_main() -> None:
