@@ -86,3 +86,18 @@ def test_reproduce_multicast_star_seeds_figures_and_table(tmp_path):
     reproduce(str(scenario_path("multicast-star")), tmp_path, quick=True, overrides=SHORT,
               log=logs.append, echo=lambda s: None)
     assert not [x for x in logs if "running" in x], logs
+
+
+def test_reproduce_multicast_user_set_wins_in_every_seed_run(tmp_path):
+    """A --set of a key the variants set applies to the seed runs too, as to the variant runs."""
+    import json
+
+    reproduce(str(scenario_path("multicast-star")), tmp_path, quick=True,
+              overrides=["meta.duration=20ms", "analysis.stats_from=5ms", "cc.qcn.cp.q_eq=60000B"],
+              log=lambda s: None, echo=lambda s: None)
+    runs = [json.loads(f.read_text()) for f in sorted(tmp_path.rglob("run.json"))]
+    seed_runs = [r for r in runs if "sweep" in r]
+    assert len(seed_runs) >= 1 and len(runs) > len(seed_runs)
+    qeq = {r["resolved"]["cc"]["qcn"]["cp"]["q_eq"] for r in runs}
+    schemes = {r["resolved"]["cc"]["qcn"]["multicast_feedback"] for r in seed_runs}
+    assert len(qeq) == 1 and schemes == {"standard", "representative"}, (qeq, schemes)

@@ -26,8 +26,8 @@ import polars as pl  # noqa: E402
 
 from ..reproduce import to_markdown  # noqa: E402
 from ..results import Results  # noqa: E402
-from ..scenario import Scenario  # noqa: E402
-from ..sweeps import sweep  # noqa: E402
+from ..scenario import Scenario, format_override_value  # noqa: E402
+from ..sweeps import Axis, sweep  # noqa: E402
 
 SEEDS_FULL = 5
 SEEDS_QUICK = 2
@@ -83,9 +83,13 @@ def run_seeds(ctx) -> List[Tuple[str, int, Results]]:
     keys = list(variants[0]["set"])
     if any(list(v["set"]) != keys for v in variants):
         raise ValueError(f"{ctx.name}: every variant must set the same keys to run as one sweep")
-    axes = {k: [v["set"][k] for v in variants] for k in keys}
-    # The planned scenarios are [variant set, --quick duration, user --set]; the sweep's base takes
-    # the last two and the axes add the variant's set.
+    # The planned scenarios are [variant set, --quick duration, user --set]: the user's --set wins
+    # over the variant's value. The sweep's base takes the last two and the axes add the variant's
+    # set, so a key the user sets takes the user's value on its axis too (the points it makes
+    # identical run once).
+    user = {k.strip(): v.strip() for k, v in (o.split("=", 1) for o in ctx.overrides if "=" in o)}
+    axes = [Axis(k, [user[k] if k in user else format_override_value(v["set"][k]) for v in variants],
+                 f"variants.set.{k}", from_cli=True) for k in keys]
     base_ovr = ctx.planned[0][1].overrides[len(keys):]
     base = Scenario(ctx.base.text, ctx.base.path, base_ovr, name=ctx.name)
     sw = sweep(base, axes, n - 1, mode="zip", first_rep=1, seed=ctx.seed, out=Path(ctx.out_dir) / "seeds",
