@@ -353,7 +353,7 @@ def test_progress_line():
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     client = distributed.Client(cluster)
     yield client
     client.close()
@@ -378,6 +378,33 @@ def test_dask_failed_point_is_recorded(trivial, tmp_path, dask_client):
     res = qcnsim.sweep(trivial, RATES, executor=ex, out=tmp_path / "df", log=quiet)
     assert res.points["status"].to_list() == ["done", "failed", "done"]
     assert "injected failure" in res.failed["error"][0]
+
+
+def test_dask_worker_death_is_retried_then_recorded(trivial, tmp_path):
+    """A run that kills its Dask worker process: the batch it was in is retried task by task,
+    the sweep retries it once more, then records it as failed; the other points complete (and
+    the nanny restarts the worker each time)."""
+    dask = pytest.importorskip("dask")
+    distributed = pytest.importorskip("distributed")
+    import sweep_helpers
+    from qcnsim.executors import DaskExecutor
+
+    # Dask itself reruns a task that killed a worker up to `allowed-failures` times: 0 keeps this fast.
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           dashboard_address=":0")
+        client = distributed.Client(cluster)
+        try:
+            ex = DaskExecutor(client, chunk=2, task_fn=sweep_helpers.dying_run_task)
+            res = qcnsim.sweep(trivial, RATES, replications=2, executor=ex, out=tmp_path / "dd", log=quiet)
+        finally:
+            client.close()
+            cluster.close()
+    st = dict(zip(res.points["flows.0.rate"], res.points["status"]))
+    assert st == {"1Gbps": "done", "2Gbps": "failed", "3Gbps": "done"}
+    bad = res.failed.row(0, named=True)
+    assert bad["runs_failed"] == 2 and "KilledWorker" in bad["error"], bad
+    assert len(run_dirs(tmp_path / "dd")) == 4 and not leftovers(tmp_path / "dd")
 
 
 # -- CLI -----------------------------------------------------------------------------------------

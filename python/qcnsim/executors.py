@@ -357,7 +357,7 @@ class DaskExecutor:
 
         if self.scheduler is None:
             cluster = LocalCluster(n_workers=self.jobs or default_jobs(), threads_per_worker=1,
-                                   processes=True, dashboard_address=None)
+                                   processes=True, dashboard_address=":0")
             return Client(cluster), cluster, True
         if isinstance(self.scheduler, str):
             return Client(self.scheduler), None, True
