@@ -29,7 +29,7 @@ from . import plot
 from ._errors import ScenarioError
 from .results import RUN_JSON, Results, is_complete
 from .run import run
-from .scenario import Scenario, format_override_value
+from .scenario import Scenario, variant_override
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -114,10 +114,6 @@ def quick_duration(resolved: Dict[str, Any]) -> str:
             return dur if isinstance(dur, str) else f"{dur_ps}ps"
         return q if isinstance(q, str) else f"{q_ps}ps"
     return f"{max(1, dur_ps // 10)}ps"
-
-
-def variant_overrides(variant: Dict[str, Any]) -> List[str]:
-    return [f"{k}={format_override_value(v)}" for k, v in variant["set"].items()]
 
 
 def _same_run(out: Path, overrides: List[str], seed: Optional[int]) -> bool:
@@ -211,15 +207,17 @@ def reproduce(
     stem = found.path.stem if found.path is not None else Path(name).stem
     base = found.with_overrides(list(overrides))
     resolved = base.resolved()  # validates the base (and the user's overrides) up front
-    variants = base.variants() or [{"name": "base", "set": {}}]
+    variants = base.variants()
+    select = [[variant_override(v["name"])] for v in variants] or [[]]  # [] runs the plain base
+    variants = variants or [{"name": "base", "set": {}}]
     extra = [f"meta.duration={quick_duration(resolved)}"] if quick else []
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
 
     # Validate every variant before running any, so a typo fails fast.
     planned = []
-    for v in variants:
-        ovr = [*variant_overrides(v), *extra, *overrides]
+    for v, sel in zip(variants, select):
+        ovr = [*sel, *extra, *overrides]
         sc = Scenario(base.text, found.path, ovr, name=f"{stem}/{v['name']}")
         sc.resolved()
         planned.append((v["name"], sc))

@@ -42,6 +42,11 @@ def format_override_value(value: Any) -> str:
     return json.dumps(value)
 
 
+def variant_override(name: str) -> str:
+    """The override that selects variant ``name`` (``meta.variant=NAME``)."""
+    return f"meta.variant={format_override_value(name)}"
+
+
 def check_override(item: str) -> str:
     """Overrides are strings ``dotted.path=value``; their syntax, paths and values are checked by
     the core (a malformed item is a ScenarioError with path ``--set``)."""
@@ -137,12 +142,12 @@ class Scenario:
         return out
 
     def variant(self, name: str) -> "Scenario":
-        """The base scenario plus the overrides of variant ``name`` (this scenario's own overrides
-        are applied after the variant's, so they win)."""
+        """Variant ``name``: the base scenario, then the variant's ``set``, then this scenario's
+        own overrides (which win). It is selected with the override ``meta.variant=NAME``, so the
+        core checks only this variant, not the others with this one's values applied."""
         for v in self.variants():
             if v["name"] == name:
-                sets = [f"{k}={format_override_value(val)}" for k, val in v["set"].items()]
-                return Scenario(self._text, self._path, [*sets, *self._overrides], self._name)
+                return Scenario(self._text, self._path, [variant_override(name), *self._overrides], self._name)
         names = ", ".join(v["name"] for v in self.variants()) or "(none)"
         raise ScenarioError(
             f"unknown variant {name!r}: this scenario has {names}", "variants", name, names

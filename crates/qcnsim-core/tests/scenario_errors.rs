@@ -124,6 +124,9 @@ fn cases() -> Vec<Case> {
         Case { what: "sweep axis not an array", edit: Append("[sweep.axes]\n\"cc.qcn.cp.q_eq\" = \"26KB\"\n"), path: "sweep.axes.\"cc.qcn.cp.q_eq\"", shows: "26KB" },
         Case { what: "sweep zip axes of different lengths", edit: Append("[sweep]\nmode = \"zip\"\n[sweep.axes]\n\"cc.qcn.cp.q_eq\" = [\"16KB\", \"26KB\"]\n\"flows.0.rate\" = [\"1Gbps\"]\n"), path: "sweep.axes.\"flows.0.rate\"", shows: "as many as axis" },
         Case { what: "unknown key in a variant's set", edit: Append("[[variants]]\nname = \"v\"\nset = { \"cc.qcn.cp.qeq\" = \"1KB\" }\n"), path: "variants.0.set: cc.qcn.cp.qeq", shows: "unknown key" },
+        Case { what: "meta.variant naming no variant", edit: Set(&["meta.variant=nope"]), path: "meta.variant", shows: "it has none" },
+        Case { what: "meta.variant not a string", edit: Set(&["meta.variant=3"]), path: "meta.variant", shows: "3" },
+        Case { what: "a variant selecting a variant", edit: Append("[[variants]]\nname = \"v\"\nset = { \"meta.variant\" = \"v\" }\n"), path: "variants.0.set: meta.variant", shows: "cannot select" },
         Case { what: "bad queue port in a list", edit: Set(&["metrics.queue_ports=[\"sw->b\", \"sw->zz\"]"]), path: "metrics.queue_ports.1", shows: "sw->zz" },
         Case { what: "negative link delay", edit: Replace("between = [\"sw\", \"b\"]", "between = [\"sw\", \"b\"]\ndelay = \"-1us\""), path: "links.1.delay", shows: "-1us" },
         Case { what: "TOML syntax error", edit: Append("[[flows]\n"), path: "", shows: "line" },
@@ -310,4 +313,53 @@ fn sweep_table_is_accepted_and_recorded() {
     let mut with = sc.resolved.clone();
     with.as_object_mut().unwrap().remove("sweep");
     assert_eq!(with, plain.resolved);
+}
+
+/// Two variants that are each valid but not together (Qeq above the smaller buffer).
+fn exclusive_variants() -> String {
+    format!(
+        "{BASE}\n[[variants]]\nname = \"big-qeq\"\nset = {{ \"cc.qcn.cp.q_eq\" = \"100KB\" }}\n\
+         [[variants]]\nname = \"small-buffer\"\nset = {{ \"defaults.buffer\" = \"60KB\" }}\n"
+    )
+}
+
+fn resolved_at<'a>(sc: &'a scenario::Scenario, path: &[&str]) -> &'a serde_json::Value {
+    path.iter().fold(&sc.resolved, |v, k| &v[*k])
+}
+
+#[test]
+fn meta_variant_runs_one_variant_and_the_overrides_win() {
+    let text = exclusive_variants();
+    let base = scenario::load(&text, &[]).expect("each variant is valid on its own");
+    assert_eq!(
+        resolved_at(&base, &["cc", "qcn", "cp", "q_eq"]),
+        &serde_json::json!("26000B")
+    );
+    let big = scenario::load(&text, &["meta.variant=big-qeq".into()]).expect("big-qeq");
+    assert_eq!(
+        resolved_at(&big, &["cc", "qcn", "cp", "q_eq"]),
+        &serde_json::json!("100000B")
+    );
+    assert_eq!(
+        resolved_at(&big, &["meta", "variant"]),
+        &serde_json::json!("big-qeq")
+    );
+    let ov = [
+        "meta.variant=big-qeq".to_string(),
+        "cc.qcn.cp.q_eq=60KB".into(),
+    ];
+    let big = scenario::load(&text, &ov).expect("big-qeq with an override");
+    assert_eq!(
+        resolved_at(&big, &["cc", "qcn", "cp", "q_eq"]),
+        &serde_json::json!("60000B")
+    );
+    let small = scenario::load(&text, &["meta.variant=small-buffer".into()]).expect("small-buffer");
+    assert_eq!(
+        resolved_at(&small, &["defaults", "buffer"]),
+        &serde_json::json!("60KB")
+    );
+    // Written as plain overrides instead, big-qeq's set is also applied to the check of
+    // small-buffer, and that combination is invalid: this is what `meta.variant` is for.
+    let e = scenario::load(&text, &["cc.qcn.cp.q_eq=100KB".into()]).expect_err("combination");
+    assert!(e.path.starts_with("variants.1.set"), "{e}");
 }

@@ -26,8 +26,8 @@ import polars as pl  # noqa: E402
 
 from ..reproduce import to_markdown  # noqa: E402
 from ..results import Results  # noqa: E402
-from ..scenario import Scenario, format_override_value  # noqa: E402
-from ..sweeps import Axis, sweep  # noqa: E402
+from ..scenario import Scenario  # noqa: E402
+from ..sweeps import sweep  # noqa: E402
 
 SEEDS_FULL = 5
 SEEDS_QUICK = 2
@@ -72,26 +72,19 @@ def variant_key(res: Results) -> Tuple[str, int]:
 def run_seeds(ctx) -> List[Tuple[str, int, Results]]:
     """Every (variant, seed, Results): the variant runs of ``reproduce`` (replication 0, the base
     seed) plus replications 1..n-1 of every variant, run together on the sweep runner (all cores,
-    resumable, in ``seeds/``; seeds derived as in docs/sweeps.md#seeds). The variants become the
-    points of a zip sweep over the keys their ``set`` tables share."""
+    resumable, in ``seeds/``; seeds derived as in docs/sweeps.md#seeds): a sweep over
+    ``meta.variant``."""
     n = SEEDS_QUICK if ctx.quick else SEEDS_FULL
     out: List[Tuple[str, int, Results]] = [(vname, res.seed, res) for (vname, _), (_, res)
                                            in zip(ctx.planned, ctx.runs)]
     if n <= 1:
         return out
     variants = ctx.base.variants()
-    keys = list(variants[0]["set"])
-    if any(list(v["set"]) != keys for v in variants):
-        raise ValueError(f"{ctx.name}: every variant must set the same keys to run as one sweep")
-    # The planned scenarios are [variant set, --quick duration, user --set]: the user's --set wins
-    # over the variant's value. The sweep's base takes the last two and the axes add the variant's
-    # set, so a key the user sets takes the user's value on its axis too (the points it makes
-    # identical run once).
-    user = {k.strip(): v.strip() for k, v in (o.split("=", 1) for o in ctx.overrides if "=" in o)}
-    axes = [Axis(k, [user[k] if k in user else format_override_value(v["set"][k]) for v in variants],
-                 f"variants.set.{k}", from_cli=True) for k in keys]
-    base_ovr = ctx.planned[0][1].overrides[len(keys):]
+    # The planned scenarios are [meta.variant=NAME, --quick duration, user --set]: the sweep's base
+    # takes the last two and its one axis selects the variant (whose set the user's --set beats).
+    base_ovr = ctx.planned[0][1].overrides[1:]
     base = Scenario(ctx.base.text, ctx.base.path, base_ovr, name=ctx.name)
+    axes = {"meta.variant": [v["name"] for v in variants]}
     sw = sweep(base, axes, n - 1, mode="zip", first_rep=1, seed=ctx.seed, out=Path(ctx.out_dir) / "seeds",
                fmt=ctx.fmt, progress=False, log=ctx.log)
     if not sw.complete:

@@ -333,33 +333,86 @@ pub fn load(text: &str, overrides: &[String]) -> Res<Scenario> {
     };
     let mut doc = base.clone();
     reader::apply_overrides(&mut doc, overrides)?;
-    let Value::Table(root) = &doc else {
-        unreachable!()
+    let vars: &[Value] = match base.get("variants") {
+        Some(Value::Array(v)) => v,
+        _ => &[],
     };
-    let mut sc = parse_root(root)?;
-    // Each variant must itself be a valid scenario: the base, then the variant's `set`, then
-    // the user's overrides (which win), as `qcnsim reproduce` runs it.
-    if let Some(Value::Array(vars)) = base.get("variants") {
-        for (i, v) in vars.iter().enumerate() {
-            let Some(set) = v.get("set").and_then(|s| s.as_table()) else {
-                continue;
-            };
-            let mut vdoc = base.clone();
-            for (k, val) in set {
-                reader::set_path(&mut vdoc, k, val.clone())
-                    .map_err(|e| prefix_err(e, &format!("variants.{i}.set")))?;
-            }
-            reader::apply_overrides(&mut vdoc, overrides)?;
-            let Value::Table(vroot) = &vdoc else {
+    let mut sc = match chosen_variant(&doc, vars)? {
+        // `meta.variant = NAME`: the base, then that variant's `set`, then the overrides (which
+        // win); the other variants are not this run's business.
+        Some(i) => parse_variant(&base, vars, i, overrides)?,
+        None => {
+            let Value::Table(root) = &doc else {
                 unreachable!()
             };
-            parse_root(vroot).map_err(|e| prefix_err(e, &format!("variants.{i}.set")))?;
+            let sc = parse_root(root)?;
+            // Each variant must itself be a valid scenario, as `qcnsim reproduce` runs it.
+            for i in 0..vars.len() {
+                parse_variant(&base, vars, i, overrides)?;
+            }
+            sc
         }
-    }
+    };
     if let Json::Object(m) = &mut sc.resolved {
         m.insert("overrides".into(), json!(overrides));
     }
     Ok(sc)
+}
+
+/// The index of the variant `meta.variant` names, if it is set.
+fn chosen_variant(doc: &Value, vars: &[Value]) -> Res<Option<usize>> {
+    let Some(v) = doc.get("meta").and_then(|m| m.get("variant")) else {
+        return Ok(None);
+    };
+    let names: Vec<&str> = vars
+        .iter()
+        .filter_map(|t| t.get("name").and_then(|n| n.as_str()))
+        .collect();
+    let allowed = if names.is_empty() {
+        "the name of one of the scenario's [[variants]] (it has none)".to_string()
+    } else {
+        format!(
+            "the name of one of the scenario's [[variants]]: {}",
+            names.join(", ")
+        )
+    };
+    let Value::String(name) = v else {
+        return Err(ScenarioError::new("meta.variant", show(v), allowed));
+    };
+    match vars
+        .iter()
+        .position(|t| t.get("name").and_then(|n| n.as_str()) == Some(name.as_str()))
+    {
+        Some(i) => Ok(Some(i)),
+        None => Err(ScenarioError::new(
+            "meta.variant",
+            format!("{name:?}"),
+            allowed,
+        )),
+    }
+}
+
+/// Variant `i`: the base document, then its `set`, then the overrides.
+fn parse_variant(base: &Value, vars: &[Value], i: usize, overrides: &[String]) -> Res<Scenario> {
+    let prefix = format!("variants.{i}.set");
+    let mut vdoc = base.clone();
+    if let Some(set) = vars[i].get("set").and_then(|s| s.as_table()) {
+        for (k, val) in set {
+            if k == "meta.variant" {
+                return Err(ScenarioError::new(
+                    format!("{prefix}: meta.variant"),
+                    show(val),
+                    "no `meta.variant` in a variant's set (a variant cannot select another)",
+                ));
+            }
+            reader::set_path(&mut vdoc, k, val.clone()).map_err(|e| prefix_err(e, &prefix))?;
+        }
+    }
+    reader::apply_overrides(&mut vdoc, overrides)?;
+    let Value::Table(vroot) = &vdoc else {
+        unreachable!()
+    };
+    parse_root(vroot).map_err(|e| prefix_err(e, &prefix))
 }
 
 fn prefix_err(mut e: ScenarioError, prefix: &str) -> ScenarioError {
@@ -395,6 +448,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         ));
     }
     let seed = meta.int_in("seed", 1, 0, i64::MAX)? as u64;
+    meta.opt_str("variant")?; // checked and applied by `load`
     resolved.insert("meta".into(), Json::Object(meta.finish()?));
 
     // [defaults]
