@@ -302,6 +302,70 @@ fn both_cps_of_a_star_send_under_standard_feedback_and_fewer_cnms_under_represen
 }
 
 #[test]
+fn pause_makes_a_multicast_star_lossless_and_blocks_the_fast_member() {
+    // Flow a (600 Mb/s) to r1, r2 and s2; sw->r1 is served at 200 Mb/s. Without flow control
+    // the copies to r1 drop and the others get everything; with 802.3x PAUSE on the egress
+    // watermark the switch pauses s1, nothing is dropped in the switch, and every member
+    // (not just r1) receives at about r1's rate: head-of-line blocking.
+    let text = STAR
+        .replace("buffer = \"infinite\"", "buffer = \"100KB\"")
+        .replace("rate = \"300Mbps\"", "rate = \"600Mbps\"")
+        .replace("rate = \"200Mbps\"", "rate = \"1Mbps\"")
+        .replace(
+            "[metrics]",
+            "[[schedule]]\nat = \"0s\"\nport = \"sw->r1\"\nrate = \"200Mbps\"\n\n\
+             [flow_control]\nmode = \"pause\"\nwatermark = \"egress\"\nxoff = \"30KB\"\nxon = \"20KB\"\n\n[metrics]",
+        );
+    let member_rx = |out: &RunOutput, member: &str| {
+        let mm = table(out, "multicast_members");
+        let (f, m) = (strs(mm, "flow"), strs(mm, "member"));
+        let k = (0..mm.rows())
+            .find(|&k| f[k] == "a" && m[k] == member)
+            .unwrap();
+        i64s(mm, "rx_bytes")[k] as f64
+    };
+    let off = run(&text, &["flow_control.mode=none"], None);
+    let (out, live, late) = run_with_live(&text);
+    let drops = |o: &RunOutput| col_i(o, "flows", "dropped_frames").iter().sum::<i64>();
+    assert!(drops(&off) > 500, "without PAUSE r1's queue drops");
+    assert_eq!(drops(&out), 0, "PAUSE: no switch drops");
+    let ports = table(&out, "ports");
+    let pause_sent = i64s(ports, "pause_sent")[row_of(strs(ports, "port"), "sw->s1")];
+    assert!(pause_sent > 0, "the switch paused s1");
+    // without PAUSE r2 gets the full 600 Mb/s for 30 ms; with it, about what r1 gets
+    let (r1, r2) = (member_rx(&out, "r1"), member_rx(&out, "r2"));
+    assert!(member_rx(&off, "r2") > 0.95 * 600e6 / 8.0 * 0.030);
+    assert!(
+        (r2 - r1).abs() < 0.1 * r1,
+        "r1 {r1} r2 {r2}: blocked together"
+    );
+    assert!(
+        r2 < 0.5 * member_rx(&off, "r2"),
+        "r2 {r2} throttled by r1's bottleneck"
+    );
+    // every copy is accounted for
+    let fl = table(&out, "flows");
+    let g = i64s(fl, "gen_frames");
+    let c = i64s(fl, "replicated_frames");
+    let lhs: i64 = (0..2).map(|i| g[i] + c[i]).sum();
+    let rhs: i64 = [
+        "rx_frames",
+        "dropped_frames",
+        "rl_dropped_frames",
+        "nic_dropped_frames",
+        "in_flight_frames",
+    ]
+    .iter()
+    .map(|col| i64s(fl, col).iter().sum::<i64>())
+    .sum();
+    assert_eq!(lhs, rhs);
+    assert_eq!(
+        i64s(fl, "in_flight_frames").iter().sum::<i64>(),
+        (live + late) as i64
+    );
+}
+
+#[test]
 fn feedback_option_does_not_touch_unicast_flows() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
