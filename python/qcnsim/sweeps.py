@@ -255,8 +255,8 @@ def plan_sweep(
 ) -> Plan:
     """Resolve every point of the sweep (validating each) and compute the point ids.
 
-    ``axes``: ``None`` takes the scenario's ``[sweep]`` table; a mapping ``{path: values}``;
-    ``--sweep``-style strings ``"path=v1,v2"``; or :class:`Axis` objects. ``replications`` and ``mode`` default to the
+    ``axes``: ``None`` takes the scenario's ``[sweep]`` table; a mapping ``{path: values}``; or
+    ``--sweep``-style strings ``"path=v1,v2"``. ``replications`` and ``mode`` default to the
     scenario's ``[sweep]`` values (1 and ``grid`` without one). ``first_rep`` shifts the
     replication indices (and so the seeds): e.g. 1 leaves out replication 0, the plain run."""
     resolved = scenario.resolved()
@@ -266,8 +266,6 @@ def plan_sweep(
         mode = mode or table.get("mode", "grid")
     elif isinstance(axes, Mapping):
         ax = axes_from_mapping(axes)
-    elif not isinstance(axes, str) and all(isinstance(a, Axis) for a in axes):
-        ax = list(axes)
     else:
         if isinstance(axes, str):
             axes = [axes]
