@@ -1,0 +1,185 @@
+//! Hand-computed timelines and long-run traffic statistics (docs/models/network.md):
+//! - one and two frames through a switch with latency, propagation delay and a delay line, the
+//!   exact flow completion time worked out by hand;
+//! - a shaping schedule: the frame in transmission keeps the old rate, the next one takes the
+//!   new rate; a change before any frame applies to the first;
+//! - CBR, Bernoulli and Poisson sources: frame counts within 5 standard deviations of the
+//!   offered rate, and the dispersion index (variance / mean) of per-bin frame counts near its
+//!   theoretical value (CBR 0, Bernoulli 1 - p, Poisson 1).
+
+mod common;
+use common::*;
+
+const PS_PER_US: i64 = 1_000_000;
+
+/// a --(10 Gb/s, 2 us + 3 us delay line)--> sw (latency 700 ns) --(1 Gb/s, 5 us)--> b;
+/// one finite CBR flow starting at 10 us.
+fn line(size: &str, rate: &str, extra: &str) -> String {
+    format!(
+        r#"
+[meta]
+name = "timeline"
+duration = "1ms"
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[switches]]
+name = "sw"
+latency = "700ns"
+buffer = "infinite"
+[[links]]
+between = ["a", "sw"]
+rate = "10Gbps"
+delay = "2us"
+extra_delay = "3us"
+[[links]]
+between = ["sw", "b"]
+rate = "1Gbps"
+delay = "5us"
+[[flows]]
+name = "f"
+src = "a"
+dst = "b"
+rate = "{rate}"
+frame = "1500B"
+size = "{size}"
+start = "10us"
+{extra}
+"#
+    )
+}
+
+fn fct(text: &str) -> i64 {
+    let out = run(text, &[], None);
+    let fl = table(&out, "flows");
+    assert_eq!(i64s(fl, "dropped_frames"), &[0]);
+    i64s(fl, "fct_ps")[0]
+}
+
+#[test]
+fn hand_computed_timelines() {
+    // 1500 B: 1.2 us at 10 Gb/s, 12 us at 1 Gb/s, 24 us at 500 Mb/s.
+    // Frame 0: generated at 10; on a's wire 10 -> 11.2; at sw 11.2 + 2 + 3 + 0.7 = 16.9;
+    // on sw's wire 16.9 -> 28.9; at b 28.9 + 5 = 33.9.
+    // Frame 1 (CBR at 10 Gb/s: generated at 11.2): a's wire 11.2 -> 12.4; at sw 18.1; waits
+    // for frame 0; sw's wire 28.9 -> 40.9; at b 45.9.
+    let cases: [(&str, String, f64); 5] = [
+        ("one frame", line("1500B", "1Gbps", ""), 33.9 - 10.0),
+        (
+            "two frames, the second queued",
+            line("3000B", "10Gbps", ""),
+            45.9 - 10.0,
+        ),
+        (
+            "rate change during frame 0: frame 0 keeps 1 Gb/s, frame 1 at 500 Mb/s (28.9 -> 52.9)",
+            line(
+                "3000B",
+                "10Gbps",
+                "[[schedule]]\nat = \"20us\"\nport = \"sw->b\"\nrate = \"500Mbps\"",
+            ),
+            57.9 - 10.0,
+        ),
+        (
+            "rate change before any frame: frame 0 at 500 Mb/s (16.9 -> 40.9)",
+            line(
+                "1500B",
+                "1Gbps",
+                "[[schedule]]\nat = \"5us\"\nport = \"sw->b\"\nrate = \"500Mbps\"",
+            ),
+            45.9 - 10.0,
+        ),
+        (
+            "a shaped NIC port: a's wire at 1 Gb/s, 10 -> 22; sw 27.7 -> 39.7; b 44.7",
+            line(
+                "1500B",
+                "1Gbps",
+                "[[schedule]]\nat = \"0s\"\nport = \"a->sw\"\nrate = \"1Gbps\"",
+            ),
+            44.7 - 10.0,
+        ),
+    ];
+    for (what, text, want_us) in cases {
+        let want = (want_us * PS_PER_US as f64).round() as i64;
+        assert_eq!(fct(&text), want, "{what}");
+    }
+}
+
+/// One source on a 10 Gb/s NIC offering 3 Gb/s of 1000 B frames for 200 ms, its NIC port binned
+/// every 100 us.
+fn source(traffic: &str, seed: u64) -> String {
+    format!(
+        r#"
+[meta]
+name = "stats"
+duration = "200ms"
+seed = {seed}
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[switches]]
+name = "sw"
+[[links]]
+between = ["a", "sw"]
+[[links]]
+between = ["sw", "b"]
+[[flows]]
+name = "f"
+src = "a"
+dst = "b"
+traffic = "{traffic}"
+rate = "3Gbps"
+frame = "1000B"
+[metrics]
+throughput_bin = "100us"
+throughput_ports = ["a->sw"]
+"#
+    )
+}
+
+/// (frames generated, dispersion index of the per-bin frame counts)
+fn counts(traffic: &str, seed: u64) -> (f64, f64) {
+    let out = run(&source(traffic, seed), &[], None);
+    let gen = i64s(table(&out, "flows"), "gen_frames")[0] as f64;
+    let bins: Vec<f64> = i64s(table(&out, "port_throughput"), "frames")
+        .iter()
+        .map(|&x| x as f64)
+        .collect();
+    assert_eq!(bins.len(), 2000);
+    let n = bins.len() as f64;
+    let mean = bins.iter().sum::<f64>() / n;
+    let var = bins.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (gen, var / mean)
+}
+
+#[test]
+fn traffic_sources_have_their_long_run_rate_and_dispersion() {
+    // 3 Gb/s of 1000 B frames for 200 ms: 75,000 frames expected.
+    // Bernoulli: 250,000 slots of 0.8 us, p = 0.3: sd sqrt(250000 * 0.3 * 0.7) = 229;
+    // Poisson: sd sqrt(75000) = 274. Dispersion of 2000 bins: standard error about 0.03.
+    let expected = 75_000.0;
+    let (g, d) = counts("cbr", 1);
+    assert_eq!(g, expected, "CBR count");
+    assert!(d < 0.05, "CBR dispersion {d}");
+    for seed in [1, 2, 3] {
+        let (g, d) = counts("bernoulli", seed);
+        assert!(
+            (g - expected).abs() < 5.0 * 229.0,
+            "Bernoulli seed {seed}: {g}"
+        );
+        assert!(
+            (d - 0.7).abs() < 0.15,
+            "Bernoulli seed {seed}: dispersion {d}"
+        );
+        let (g, d) = counts("poisson", seed);
+        assert!(
+            (g - expected).abs() < 5.0 * 274.0,
+            "Poisson seed {seed}: {g}"
+        );
+        assert!(
+            (d - 1.0).abs() < 0.15,
+            "Poisson seed {seed}: dispersion {d}"
+        );
+    }
+}
