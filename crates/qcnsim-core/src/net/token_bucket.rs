@@ -7,7 +7,7 @@
 //! the old rate and the bucket continues at the new one, so a cut or a rise takes effect in the
 //! middle of a gap rather than one frame late (reference.md §8 pitfall 16).
 
-use crate::units::{ceil_ps, SimTime, SEC};
+use crate::units::{ceil_ps, u64_f64, SimTime, SEC};
 
 /// Tokens within this many bytes of a frame's size count as enough (float rounding).
 const EPS: f64 = 1e-6;
@@ -41,7 +41,7 @@ impl TokenBucket {
     /// Tokens (bytes) at `now`.
     #[inline]
     pub fn tokens_at(&self, now: SimTime) -> f64 {
-        let earned = (now - self.t) as f64 / self.ps_per_byte;
+        let earned = u64_f64(now - self.t) / self.ps_per_byte;
         (self.tokens + earned).min(self.burst)
     }
 

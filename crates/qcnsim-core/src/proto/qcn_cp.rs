@@ -194,24 +194,38 @@ impl Cp {
     /// Called on every data frame enqueued at the CP queue, with Q *including* the frame.
     /// Returns Some(sample) at a sample instant (time_to_mark went below 0), None otherwise.
     /// Qold is updated at EVERY sample. Next interval = table[qntz_fb >> (fb_bits-3)] * base * U(1-j, 1+j).
+    #[inline]
     pub fn on_enqueue(
         &mut self,
         p: &CpParams,
         qlen_bytes: u64,
         frame_bytes: u32,
     ) -> Option<CpSample> {
-        self.on_bytes(p, qlen_bytes, frame_bytes as u64)
+        // on_bytes(p, qlen_bytes, frame_bytes as u64), with the cheaper u32 -> f64 conversion
+        // (the same value)
+        self.time_to_mark -= frame_bytes as f64;
+        if self.time_to_mark >= 0.0 {
+            return None;
+        }
+        Some(self.sample(p, qlen_bytes))
     }
 
     /// The sampling rule on its own: count `bytes` toward the next sample, then, if
     /// `time_to_mark` went below 0, sample with queue length `qlen_bytes` (Fb, quantiser, Qold
     /// and the next interval from the table exactly as [`Cp::on_enqueue`]). The NIC-side
     /// feedback (`proto::nic_fb`) samples a stream of reported queue lengths with it.
+    #[inline]
     pub fn on_bytes(&mut self, p: &CpParams, qlen_bytes: u64, bytes: u64) -> Option<CpSample> {
         self.time_to_mark -= bytes as f64;
         if self.time_to_mark >= 0.0 {
             return None;
         }
+        Some(self.sample(p, qlen_bytes))
+    }
+
+    /// A sample instant (out of line: most frames are not sampled).
+    #[inline(never)]
+    fn sample(&mut self, p: &CpParams, qlen_bytes: u64) -> CpSample {
         // Fb only matters at a sample instant, so it is computed only there.
         let q = qlen_bytes as i64;
         let q_off = q - p.q_eq_bytes as i64;
@@ -225,12 +239,12 @@ impl Cp {
             qntz_fb
         };
         self.time_to_mark = self.next_interval(p, table_fb);
-        Some(CpSample {
+        CpSample {
             fb_raw,
             qntz_fb,
             q_off,
             q_delta,
-        })
+        }
     }
 
     /// Q at the previous sample instant, bytes.

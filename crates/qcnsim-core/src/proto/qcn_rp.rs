@@ -417,6 +417,7 @@ impl Rp {
     }
 
     /// Called after each data frame of `bytes` leaves the rate limiter; `rl_queue_empty` = no frame waiting in the RL queue.
+    #[inline]
     pub fn on_frame_sent(
         &mut self,
         p: &RpParams,
@@ -428,17 +429,29 @@ impl Rp {
             return RpOutput::NONE;
         }
         if p.release_at_line_rate && self.cr >= p.line_rate_bps && rl_queue_empty {
-            let cr_before = self.cr;
-            self.release(p);
-            return RpOutput {
-                timer: TimerCmd::Cancel,
-                rate_changed: self.cr != cr_before,
-            };
+            return self.release_at_line_rate(p);
         }
         self.tx_bcount -= bytes as f64;
         if self.tx_bcount >= 0.0 {
             return RpOutput::NONE;
         }
+        self.byte_counter_cycle(p)
+    }
+
+    /// `on_frame_sent` at line rate with nothing waiting: the rate limiter is released.
+    #[inline(never)]
+    fn release_at_line_rate(&mut self, p: &RpParams) -> RpOutput {
+        let cr_before = self.cr;
+        self.release(p);
+        RpOutput {
+            timer: TimerCmd::Cancel,
+            rate_changed: self.cr != cr_before,
+        }
+    }
+
+    /// `on_frame_sent` completed a byte-counter cycle (out of line: most frames do not).
+    #[inline(never)]
+    fn byte_counter_cycle(&mut self, p: &RpParams) -> RpOutput {
         self.si_count = self.si_count.saturating_add(1);
         let reload = if self.sonar_sf {
             p.sonar_byte_counter_bytes

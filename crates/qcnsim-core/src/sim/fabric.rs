@@ -58,6 +58,25 @@ impl<'a> Sim<'a> {
             self.release(pkt);
             return;
         }
+        if port.q.is_empty()
+            && port.ctrl.is_empty()
+            && !port.txdone_pending
+            && now >= port.busy_until
+            && port.cp == NONE
+            && port.ba == NONE
+            && !pfc
+            && !self.fc.on
+        {
+            // An idle port with nothing queued and nothing watching its queue (no CP, no BA
+            // sensor, no flow control): the frame would be queued and taken again at once, so
+            // it goes straight to the wire. The queue length stays 0 (its time integral does not
+            // change), and only its maximum sees the frame.
+            if size as u64 > port.max_q_bytes {
+                port.max_q_bytes = size as u64;
+            }
+            self.send_plain(pi, pkt);
+            return;
+        }
         port.track_q(now);
         if pfc {
             let c = self.flows[flow as usize].class as usize;
@@ -106,8 +125,7 @@ impl<'a> Sim<'a> {
         if self.fc.on {
             return self.fc_start_next(pi);
         }
-        // Without flow control (`fc_waiting` is 0). The same steps as `put_on_wire` +
-        // `transmit`, kept in one body: the hot path of every run.
+        // Without flow control (`fc_waiting` is 0).
         let now = self.now;
         let port = &mut self.ports[pi];
         let mut ba_dirty = false;
@@ -121,6 +139,19 @@ impl<'a> Sim<'a> {
         } else {
             return;
         };
+        self.send_plain(pi, pkt);
+        if ba_dirty {
+            self.ba_qlen(pi);
+        }
+    }
+
+    /// Put frame `pkt` (already taken from its queue, or never queued) on the wire of port `pi`
+    /// and schedule its arrival; without flow control. The same steps as `put_on_wire` +
+    /// `transmit`, kept in one body: the hot path of every run.
+    #[inline(always)]
+    fn send_plain(&mut self, pi: usize, pkt: u32) {
+        let now = self.now;
+        let port = &mut self.ports[pi];
         let pk = self.pkts[pkt as usize];
         if pk.size != port.last_size {
             port.last_size = pk.size;
@@ -131,12 +162,7 @@ impl<'a> Sim<'a> {
         port.tx_frames += 1;
         port.tx_bytes += pk.size as u64;
         if port.tput_slot != NONE {
-            let bin = (end / self.rec.bin) as usize;
-            if bin < self.rec.nbins {
-                let k = port.tput_slot as usize * self.rec.nbins + bin;
-                self.rec.tput_bytes[k] += pk.size as u64;
-                self.rec.tput_frames[k] += 1;
-            }
+            self.rec.count_tput(port.tput_slot, end, pk.size);
         }
         if !port.q.is_empty() || !port.ctrl.is_empty() {
             port.txdone_pending = true;
@@ -162,9 +188,6 @@ impl<'a> Sim<'a> {
                 self.q.push(t, Ev::HostControl { pkt });
             }
         }
-        if ba_dirty {
-            self.ba_qlen(pi);
-        }
     }
 
     /// Occupy port `pi` with a frame of `size` bytes from now; returns when its last bit leaves.
@@ -182,12 +205,7 @@ impl<'a> Sim<'a> {
         port.tx_frames += 1;
         port.tx_bytes += size as u64;
         if port.tput_slot != NONE {
-            let bin = (end / self.rec.bin) as usize;
-            if bin < self.rec.nbins {
-                let k = port.tput_slot as usize * self.rec.nbins + bin;
-                self.rec.tput_bytes[k] += size as u64;
-                self.rec.tput_frames[k] += 1;
-            }
+            self.rec.count_tput(port.tput_slot, end, size);
         }
         if !port.q.is_empty() || !port.ctrl.is_empty() || port.fc_waiting > 0 {
             port.txdone_pending = true;
@@ -259,7 +277,7 @@ impl<'a> Sim<'a> {
         } else {
             f.rx_frames += 1;
             f.rx_bytes += pk.size as u64;
-            f.delay_sum += (t - pk.born) as f64;
+            f.delay_sum += units::u64_f64(t - pk.born);
             if f.mc != NONE {
                 self.mc_delivered(pk.flow as usize, pk.hop, pk.size, t);
             } else if let Some(total) = f.size {

@@ -292,12 +292,22 @@ const REC_AT_HOST: u32 = 1 << REC_CNM_RX
     | 1 << REC_BCN_RX
     | 1 << REC_BCN0_RX;
 
+/// A throughput slot's current bin (empty range: none yet).
+#[derive(Clone, Copy, Default)]
+struct TputBin {
+    lo: SimTime,
+    hi: SimTime,
+    k: usize,
+}
+
 struct Recorder {
     nbins: usize,
     bin: SimTime,
     tput_ports: Vec<u32>,
     tput_bytes: Vec<u64>,
     tput_frames: Vec<u64>,
+    /// Per throughput slot: the bin `[lo, hi)` last counted in and its index in `tput_bytes`.
+    tput_cache: Vec<TputBin>,
     queue_ports: Vec<u32>,
     /// Switches whose memory is sampled, with their egress ports.
     mem_switches: Vec<(u32, Vec<u32>)>,
@@ -325,6 +335,26 @@ impl Recorder {
     #[inline]
     fn wants(&self, kind: u8) -> bool {
         self.mask & (1 << kind) != 0
+    }
+
+    /// Count a frame of `size` bytes whose transmission on throughput slot `slot` ends at
+    /// `end` in its bin (frames ending after the last bin are not counted).
+    #[inline]
+    fn count_tput(&mut self, slot: u32, end: SimTime, size: u32) {
+        let c = &mut self.tput_cache[slot as usize];
+        if !(c.lo..c.hi).contains(&end) {
+            // a new bin: one division (transmissions of a port mostly end in the same bin)
+            let bin = end / self.bin;
+            if bin >= self.nbins as u64 {
+                return;
+            }
+            c.lo = bin * self.bin;
+            c.hi = c.lo + self.bin;
+            c.k = slot as usize * self.nbins + bin as usize;
+        }
+        let k = c.k;
+        self.tput_bytes[k] += size as u64;
+        self.tput_frames[k] += 1;
     }
 
     #[inline]
@@ -375,6 +405,7 @@ impl<'a> Sim<'a> {
             tput_ports: Vec::new(),
             tput_bytes: Vec::new(),
             tput_frames: Vec::new(),
+            tput_cache: Vec::new(),
             queue_ports: Vec::new(),
             mem_switches: (0..sc.nodes.len())
                 .filter(|&n| sc.metrics.memory_switches[n])
@@ -474,6 +505,7 @@ impl<'a> Sim<'a> {
         }
         rec.tput_bytes = vec![0; rec.tput_ports.len() * rec.nbins];
         rec.tput_frames = vec![0; rec.tput_ports.len() * rec.nbins];
+        rec.tput_cache = vec![TputBin::default(); rec.tput_ports.len()];
 
         let mut flows = Vec::with_capacity(sc.flows.len());
         for (i, f) in sc.flows.iter().enumerate() {

@@ -25,7 +25,7 @@ impl<'a> Sim<'a> {
             let next = match f.traffic {
                 Traffic::Cbr => {
                     // k-th frame at start + k*frame*8/rate, computed without accumulating error
-                    f.start + round_ps(f.gen_k as f64 * f.cbr_gap_ps)
+                    f.start + round_ps(units::u64_f64(f.gen_k) * f.cbr_gap_ps)
                 }
                 Traffic::Bernoulli => t + (1 + f.rng.geometric(f.p)) * f.slot_ps,
                 Traffic::Poisson => t + Self::poisson_gap(f),
@@ -210,7 +210,16 @@ impl<'a> Sim<'a> {
     }
 
     /// Apply what the RP asked for: re-arm or cancel its timer, re-pace on a rate change.
+    #[inline]
     pub(super) fn rp_output(&mut self, fi: usize, out: RpOutput, now: SimTime) {
+        // most outputs (a frame sent within a byte-counter cycle) ask for nothing
+        if out.timer != TimerCmd::Keep || out.rate_changed {
+            self.rp_apply(fi, out, now);
+        }
+    }
+
+    #[inline(never)]
+    fn rp_apply(&mut self, fi: usize, out: RpOutput, now: SimTime) {
         let f = &mut self.flows[fi];
         match out.timer {
             TimerCmd::Keep => {}
