@@ -43,14 +43,16 @@ pub fn secs(t: SimTime) -> f64 {
 /// 2^52: from here on every f64 is an integer.
 pub const F64_INT: f64 = 4_503_599_627_370_496.0;
 
-/// `x as f64`: the same value, through the signed conversion (one instruction on x86-64; the
-/// unsigned one takes several) whenever `x < 2^63`.
+/// `x as f64` (the same value) through the signed conversion, one instruction on x86-64 where
+/// the unsigned one takes several. From 2^63 on, `x` is halved keeping its lowest bit as a
+/// sticky bit (round to odd), which converts with the same rounding, and doubled back. (Written
+/// as `x as f64` in that branch, the compiler merges both branches into the slow conversion.)
 #[inline(always)]
 pub fn u64_f64(x: u64) -> f64 {
     if x <= i64::MAX as u64 {
         x as i64 as f64
     } else {
-        x as f64
+        ((x >> 1 | x & 1) as i64 as f64) * 2.0
     }
 }
 

@@ -152,7 +152,11 @@ impl<'a> Sim<'a> {
     fn send_plain(&mut self, pi: usize, pkt: u32) {
         let now = self.now;
         let port = &mut self.ports[pi];
-        let pk = self.pkts[pkt as usize];
+        let slot = &mut self.pkts[pkt as usize];
+        let pk = *slot;
+        // the node the frame will be at (read for control frames only; a delivered data frame
+        // is released)
+        slot.at = port.peer;
         if pk.size != port.last_size {
             port.last_size = pk.size;
             port.last_tx = units::tx_time_f(pk.size as u64, port.rate);
@@ -168,13 +172,11 @@ impl<'a> Sim<'a> {
             port.txdone_pending = true;
             self.q.push(end, Ev::TxDone { port: pi as u32 });
         }
-        let peer = port.peer;
         if port.peer_is_switch {
             if pk.kind == KIND_DATA && port.from_switch {
                 self.frames_forwarded += 1;
             }
             let t = end + port.to_peer_queue;
-            self.pkts[pkt as usize].at = peer;
             self.q.push(t, Ev::SwitchArrive { pkt });
         } else {
             let t = end + port.prop;
@@ -182,9 +184,8 @@ impl<'a> Sim<'a> {
                 if port.from_switch {
                     self.frames_forwarded += 1;
                 }
-                self.deliver(pkt, t);
+                self.deliver_pk(pkt, pk, t);
             } else {
-                self.pkts[pkt as usize].at = peer;
                 self.q.push(t, Ev::HostControl { pkt });
             }
         }
@@ -271,6 +272,12 @@ impl<'a> Sim<'a> {
     #[inline(always)]
     pub(super) fn deliver(&mut self, pkt: u32, t: SimTime) {
         let pk = self.pkts[pkt as usize];
+        self.deliver_pk(pkt, pk, t);
+    }
+
+    /// [`Sim::deliver`] with the frame's fields already at hand.
+    #[inline(always)]
+    fn deliver_pk(&mut self, pkt: u32, pk: Pkt, t: SimTime) {
         let f = &mut self.flows[pk.flow as usize];
         if t > self.end {
             f.late_frames += 1;
@@ -286,6 +293,8 @@ impl<'a> Sim<'a> {
                 }
             }
         }
-        self.release(pkt);
+        // release(pkt) of a data frame
+        self.live_data -= 1;
+        self.free.push(pkt);
     }
 }
