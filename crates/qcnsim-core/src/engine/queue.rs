@@ -53,13 +53,14 @@ fn bucket_of(t: SimTime) -> u64 {
     t >> SHIFT
 }
 
-/// A calendar list node (its link is in [`EventQueue::links`]). `ev` is `None` only in nodes
-/// that were never used, so the slab can be allocated without an event value at hand.
+/// A calendar list node (its link is in [`EventQueue::links`]). Nodes that were never used
+/// hold `E::default()`, so the slab can be allocated without an event value at hand (and a pop
+/// needs no check for an empty `Option`).
 #[derive(Clone, Copy)]
 struct Node<E> {
     time: SimTime,
     seq: u64,
-    ev: Option<E>,
+    ev: E,
 }
 
 impl<E> Node<E> {
@@ -79,7 +80,7 @@ fn next_of(n: usize) -> usize {
     CAP + (n & (CAP - 1))
 }
 
-pub struct EventQueue<E: Copy> {
+pub struct EventQueue<E: Copy + Default> {
     /// The list links: `links[i]` (`i < NB`) is the first node of bucket `i`,
     /// `links[next_of(n)]` the node after node `n` (or the next free node), `NIL` at the end.
     /// Putting the heads and the `next` fields in one array makes an append the same store
@@ -107,7 +108,7 @@ pub struct EventQueue<E: Copy> {
     seq: u64,
 }
 
-impl<E: Copy> Default for EventQueue<E> {
+impl<E: Copy + Default> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
@@ -121,7 +122,7 @@ fn boxed_array<T: Copy, const N: usize>(x: T) -> Box<[T; N]> {
     }
 }
 
-impl<E: Copy> EventQueue<E> {
+impl<E: Copy + Default> EventQueue<E> {
     pub fn new() -> Self {
         let mut links = boxed_array::<u32, LINKS>(NIL);
         for n in 0..CAP - 1 {
@@ -135,7 +136,7 @@ impl<E: Copy> EventQueue<E> {
             nodes: boxed_array(Node {
                 time: 0,
                 seq: 0,
-                ev: None,
+                ev: E::default(),
             }),
             free: 0,
             near: 0,
@@ -172,7 +173,7 @@ impl<E: Copy> EventQueue<E> {
         let node = &mut self.nodes[n];
         node.time = t;
         node.seq = seq;
-        node.ev = Some(ev);
+        node.ev = ev;
         let b = bucket_of(t);
         let next_free = self.links[next_of(n)];
         if b.wrapping_sub(self.cur) >= NB as u64 || next_free == NIL {
@@ -216,13 +217,11 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     fn push_far(&mut self, n: usize) {
         let node = self.nodes[n];
-        if let Some(ev) = node.ev {
-            self.far.push(Entry {
-                key: node.key(),
-                ev,
-            });
-            self.far_min = self.far.min_key();
-        }
+        self.far.push(Entry {
+            key: node.key(),
+            ev: node.ev,
+        });
+        self.far_min = self.far.min_key();
     }
 
     /// Ring index of the calendar's earliest non-empty bucket (the calendar must not be empty).
@@ -291,10 +290,7 @@ impl<E: Copy> EventQueue<E> {
                 self.free = n as u32;
                 self.near -= 1;
                 self.cur = bucket_of(node.time);
-                let Some(ev) = node.ev else {
-                    unreachable!("a calendar list holds only written nodes")
-                };
-                return Some((node.time, ev));
+                return Some((node.time, node.ev));
             }
         }
         let e = self.far.pop()?;

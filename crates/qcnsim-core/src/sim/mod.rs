@@ -42,8 +42,9 @@ pub use transient::path_rtt;
 const NONE: u32 = u32::MAX;
 const NEVER: SimTime = SimTime::MAX;
 
-/// Engine events. Small and `Copy`; indices refer to the simulator's arenas.
-#[derive(Clone, Copy, Debug)]
+/// Engine events. Small and `Copy`; indices refer to the simulator's arenas. (The default only
+/// fills the event queue's unused slots; it is never scheduled by being a default.)
+#[derive(Clone, Copy, Debug, Default)]
 enum Ev {
     /// A traffic source produces its next frame.
     Gen {
@@ -75,10 +76,13 @@ enum Ev {
     PortRate {
         entry: u32,
     },
-    /// An edge (0 = start, 1 = end) of the multicast statistics window.
+    /// An edge (0 = start, 1 = end) of the multicast statistics window. (Every payload field is
+    /// a `u32`, so all variants keep their fields at the same offsets and an event is copied
+    /// with few loads.)
     McStats {
-        edge: u8,
+        edge: u32,
     },
+    #[default]
     SampleQueues,
     SampleRates,
     /// A BA sensor's hold timer (index into the BA sensors; stale if `gen` is old).
@@ -94,7 +98,7 @@ enum Ev {
     /// A PAUSE/PFC frame for flow-control slot `slot` is acted upon (see sim/pause.rs).
     PauseRx {
         slot: u32,
-        quanta: u16,
+        quanta: u32,
     },
     /// A pause of `slot` may expire (stale if `gen` is old).
     PauseExpire {
@@ -735,7 +739,7 @@ impl<'a> Sim<'a> {
                 port.last_size = 0;
             }
             Ev::McStats { edge } => self.mc_snapshot(edge as usize),
-            Ev::PauseRx { slot, quanta } => self.on_pause_rx(slot as usize, quanta as u32),
+            Ev::PauseRx { slot, quanta } => self.on_pause_rx(slot as usize, quanta),
             Ev::PauseExpire { slot, gen } => self.on_pause_expire(slot as usize, gen),
             Ev::PauseRefresh { slot, gen } => self.on_pause_refresh(slot as usize, gen),
             Ev::SampleQueues => {

@@ -468,7 +468,7 @@ impl<'a> Sim<'a> {
             act,
             Ev::PauseRx {
                 slot: slot as u32,
-                quanta: quanta as u16,
+                quanta: quanta as u16 as u32,
             },
         );
     }
