@@ -171,7 +171,6 @@ impl<'a> Sim<'a> {
             kind,
             fb: payload,
             cpid: cp_port as u32,
-            dst: src,
             at: sw as u32,
             special: false,
         });

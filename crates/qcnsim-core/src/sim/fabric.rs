@@ -6,6 +6,7 @@ impl<'a> Sim<'a> {
     // ---------------------------------------------------------------- ports and switches
 
     /// Hand a data frame to the source host's NIC egress queue.
+    #[inline]
     pub(super) fn hand_to_nic(&mut self, fi: usize, pkt: u32) {
         let f = &mut self.flows[fi];
         f.sent_frames += 1;
@@ -256,7 +257,10 @@ impl<'a> Sim<'a> {
             let port = self.flows[pk.flow as usize].path[hop as usize] as usize;
             self.enqueue_data(port, pkt);
         } else {
-            match self.routes.next(pk.at as usize, pk.dst as usize) {
+            match self
+                .routes
+                .next(pk.at as usize, self.flows[pk.flow as usize].src as usize)
+            {
                 Some(port) => self.enqueue_ctrl(port, pkt),
                 None => self.release(pkt),
             }

@@ -123,7 +123,11 @@ const KIND_BCN0: u8 = 3;
 /// saturating; sim/nicfb.rs).
 const KIND_CONMES: u8 = 4;
 
+/// Frames are 32 bytes, aligned: two to a cache line in the arena, never across two lines.
+const _: () = assert!(std::mem::size_of::<Pkt>() == 32);
+
 #[derive(Clone, Copy, Default)]
+#[repr(align(32))]
 struct Pkt {
     born: SimTime,
     size: u32,
@@ -137,8 +141,8 @@ struct Pkt {
     /// Feedback messages: CPID of the CP that sent it (its port index). Data frame: the CPID tag
     /// of the BCN regulator that limits it, or the representative CPID (NO_CPID = unset).
     cpid: u32,
-    /// Control frames: destination node, and the node currently holding the frame.
-    dst: u32,
+    /// Control frames: the node currently holding the frame (their destination is always the
+    /// source host of `flow`).
     at: u32,
     /// Data: a SONAR special frame.
     special: bool,

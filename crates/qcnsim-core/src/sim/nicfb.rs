@@ -82,7 +82,6 @@ impl<'a> Sim<'a> {
             kind: KIND_CONMES,
             fb: q.min(i32::MAX as u64) as i32,
             cpid: pi as u32,
-            dst: src,
             at: sw,
             special: false,
         });

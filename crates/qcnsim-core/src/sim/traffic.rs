@@ -43,7 +43,6 @@ impl<'a> Sim<'a> {
             kind: KIND_DATA,
             fb: 0,
             cpid: NO_CPID,
-            dst: 0,
             at: 0,
             special: false,
         })
@@ -57,6 +56,7 @@ impl<'a> Sim<'a> {
 
     /// Schedule the next generation event, unless the rate limiter is backlogged: then the
     /// generator runs lazily (see [`Sim::catch_up`]), which saves one event per frame.
+    #[inline]
     pub(super) fn schedule_gen(&mut self, fi: usize) {
         let f = &mut self.flows[fi];
         if self.lazy_gen && !f.rl_q.is_empty() {

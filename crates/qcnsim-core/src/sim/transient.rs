@@ -224,7 +224,6 @@ impl<'a> Sim<'a> {
             size: self.sc.qcn.cnm_bytes,
             flow,
             kind,
-            dst: src,
             at: sw,
             ..Pkt::default()
         });
