@@ -366,6 +366,34 @@ fn pause_makes_a_multicast_star_lossless_and_blocks_the_fast_member() {
 }
 
 #[test]
+fn fb_hat_hold_lets_the_representative_scheme_find_its_cp_again() {
+    // multicast-star, representative feedback, Qeq 25 frames. As specified, F̂b only grows (it
+    // restarts at 63, which the settled queues never reach): the CPs fall silent, the sources
+    // return to line rate and a third of the copies are lost. Forgetting F̂b 2 ms after the last
+    // CNM restores the control: no loss, queues near Qeq.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/multicast-star.toml"
+    ))
+    .unwrap();
+    let v = "meta.variant=representative-qeq25";
+    let literal = run(&text, &[v], None);
+    let held = run(&text, &[v, "cc.qcn.multicast_fbhat_hold=2ms"], None);
+    let loss = |o: &RunOutput| summary_value(o, "mc_loss_rate", "").unwrap();
+    assert!(loss(&literal) > 20.0, "literal loss {}", loss(&literal));
+    assert!(loss(&held) < 1.0, "held loss {}", loss(&held));
+    let q = table(&held, "ports");
+    let (names, mean) = (strs(q, "port"), f64s(q, "mean_qlen_bytes"));
+    for port in ["sw->R1", "sw->R2"] {
+        let m = mean[row_of(names, port)] / 1500.0;
+        assert!(
+            (15.0..35.0).contains(&m),
+            "{port}: mean queue {m} frames, Qeq 25"
+        );
+    }
+}
+
+#[test]
 fn feedback_option_does_not_touch_unicast_flows() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -160,6 +160,45 @@ mod tests {
     }
 
     #[test]
+    fn fb_hat_hold_forgets_the_selection_after_a_silence() {
+        const US: u64 = MS / 1000;
+        // (name, t in us, CNM (|Fb|, CPID) or None = a frame is stamped, F̂b and CPID after
+        // with a hold of 2 ms, and without a hold (Algorithm 1 as specified))
+        #[rustfmt::skip]
+        let steps: &[(&str, u64, Option<(u8, u32)>, (u8, u32), (u8, u32))] = &[
+            ("first CNM selects its CP",           0,     Some((30, 1)), (30, 1),        (30, 1)),
+            ("1 ms later: kept",                   1_000, None,          (30, 1),        (30, 1)),
+            ("smaller Fb: kept, silence restarts", 1_500, Some((20, 2)), (30, 1),        (30, 1)),
+            ("just under 2 ms after it: kept",     3_499, None,          (30, 1),        (30, 1)),
+            ("2 ms after the last CNM: forgotten", 3_500, None,          (0, NO_CPID),   (30, 1)),
+            ("a smaller Fb is now selected",       4_000, Some((12, 3)), (12, 3),        (30, 1)),
+            ("expired at the next CNM itself",     9_000, Some((5, 2)),  (5, 2),         (30, 1)),
+        ];
+        for hold in [2 * MS, 0] {
+            let p = RpParams {
+                fbhat_hold_ps: hold,
+                ..rp_params(McFeedback::Representative)
+            };
+            let mut rp = Rp::new(&p, Rng::from_seed(3));
+            let mut cr = LINE;
+            for (name, t_us, cnm, with_hold, without) in steps {
+                let now = t_us * US;
+                match cnm {
+                    Some((fb, cpid)) => {
+                        rp.on_cnm_from(&p, now, *fb, *cpid);
+                        // the decrease uses F̂b after the update
+                        cr *= (1.0 - GD * rp.fb_hat() as f64).max(p.min_dec_factor);
+                    }
+                    None => rp.expire_fb_hat(&p, now),
+                }
+                let want = if hold > 0 { with_hold } else { without };
+                assert_eq!((rp.fb_hat(), rp.rep_cpid()), *want, "hold {hold}: {name}");
+                assert!(close(rp.current_rate(), cr), "hold {hold}: {name}: CR");
+            }
+        }
+    }
+
+    #[test]
     fn algorithm_1_restart_value_follows_the_feedback_width() {
         // 4-bit feedback: F̂b restarts at 15.
         let p = RpParams {

@@ -147,6 +147,9 @@ pub struct RpParams {
     /// The largest quantised feedback, `2^fb_bits - 1` of the CPs (63): F̂b restarts at 0 when
     /// it reaches this value (representative feedback only).
     pub fb_max: u8,
+    /// Representative feedback: F̂b and the representative CPID are forgotten this long after
+    /// the last CNM (`cc.qcn.multicast_fbhat_hold`, a qcnsim extension); 0 = never.
+    pub fbhat_hold_ps: SimTime,
     /// Push-back (Fb99): which stage counters one Fb99 message decrements.
     pub fb99_step: Fb99Step,
     /// false: no rate-increase timer at all (recovery by the byte counter only; the
@@ -183,6 +186,7 @@ impl RpParams {
             start_active: false,
             feedback: McFeedback::Standard,
             fb_max: 63,
+            fbhat_hold_ps: 0,
             fb99_step: Fb99Step::Both,
             timer_enabled: true,
             sonar_byte_counter_bytes: 150_000,
@@ -307,6 +311,8 @@ pub struct Rp {
     fb_hat: u8,
     /// CPID of the representative CP ([`NO_CPID`] until the first CNM).
     rep_cpid: u32,
+    /// When the last CNM with non-zero feedback arrived (representative feedback).
+    last_cnm: SimTime,
 }
 
 impl Rp {
@@ -327,6 +333,7 @@ impl Rp {
             rng,
             fb_hat: 0,
             rep_cpid: NO_CPID,
+            last_cnm: 0,
         };
         if p.start_active {
             rp.activate(p);
@@ -385,6 +392,9 @@ impl Rp {
     /// if Fb_hat == fb_max: Fb_hat = 0       (restart the selection; rep_cpid is kept)
     /// ```
     ///
+    /// With `fbhat_hold_ps > 0` (an extension), F̂b and the CPID expire first if the previous
+    /// CNM is at least that old (see [`Rp::expire_fb_hat`]).
+    ///
     /// A CNM with `qntz_fb == 0` is ignored in both modes, as by [`Rp::on_cnm`].
     pub fn on_cnm_from(&mut self, p: &RpParams, now: SimTime, qntz_fb: u8, cpid: u32) -> RpOutput {
         match p.feedback {
@@ -393,6 +403,8 @@ impl Rp {
                 if qntz_fb == 0 {
                     return RpOutput::NONE;
                 }
+                self.expire_fb_hat(p, now);
+                self.last_cnm = now;
                 if self.fb_hat < qntz_fb {
                     self.fb_hat = qntz_fb;
                     self.rep_cpid = cpid;
@@ -403,6 +415,20 @@ impl Rp {
                 }
                 out
             }
+        }
+    }
+
+    /// `cc.qcn.multicast_fbhat_hold` (an extension of Algorithm 1): once `fbhat_hold_ps` have
+    /// passed since the last CNM, F̂b = 0 and no representative, as if the selection restarted
+    /// at that instant. Evaluated when F̂b is read (stamping a frame, the next CNM), which is
+    /// exactly equivalent to a timer at `last CNM + hold`. No effect with a hold of 0.
+    pub fn expire_fb_hat(&mut self, p: &RpParams, now: SimTime) {
+        if p.fbhat_hold_ps > 0
+            && self.rep_cpid != NO_CPID
+            && now >= self.last_cnm.saturating_add(p.fbhat_hold_ps)
+        {
+            self.fb_hat = 0;
+            self.rep_cpid = NO_CPID;
         }
     }
 

@@ -154,6 +154,8 @@ pub struct QcnSpec {
     pub cp_ports: Vec<bool>,
     /// CNM generation and use for multicast flows (unicast flows always use standard QCN).
     pub multicast_feedback: McFeedback,
+    /// `cc.qcn.multicast_fbhat_hold`: F̂b is forgotten this long after the last CNM (0 = never).
+    pub multicast_fbhat_hold_ps: SimTime,
     /// BA sensor, SONAR and path-based push-back (docs/models/qcn-transient.md).
     pub transient: TransientSpec,
     /// Where Fb is computed (`cc.qcn.feedback`).
@@ -596,6 +598,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             rl_burst_bytes: None,
             cp_ports: Vec::new(),
             multicast_feedback: McFeedback::Standard,
+            multicast_fbhat_hold_ps: 0,
             transient: TransientSpec::default(),
             feedback: Feedback::Switch,
             nic: NicFbParams::standard(),
@@ -1194,6 +1197,8 @@ fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
         "representative" => McFeedback::Representative,
         _ => McFeedback::Standard,
     };
+    let multicast_fbhat_hold_ps =
+        params::read_time(q, params::spec("cc.qcn", "multicast_fbhat_hold"))?;
     if feedback == Feedback::Nic && multicast_feedback == McFeedback::Representative {
         return Err(q.err(
             "feedback",
@@ -1225,6 +1230,7 @@ fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
         rl_burst_bytes,
         cp_ports,
         multicast_feedback,
+        multicast_fbhat_hold_ps,
         feedback,
         nic,
         transient,

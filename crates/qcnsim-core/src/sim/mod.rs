@@ -523,6 +523,7 @@ impl<'a> Sim<'a> {
             rpp.fb_max = sc.qcn.cp.max_qntz_fb();
             if f.group.is_some() {
                 rpp.feedback = sc.qcn.multicast_feedback;
+                rpp.fbhat_hold_ps = sc.qcn.multicast_fbhat_hold_ps;
             }
             let rep_fb = qcn && rpp.feedback == McFeedback::Representative;
             let rp = if qcn {

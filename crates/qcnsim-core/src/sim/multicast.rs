@@ -129,8 +129,10 @@ impl<'a> Sim<'a> {
     /// data frame it sends.
     #[inline]
     pub(super) fn mc_stamp(&mut self, fi: usize, pkt: u32) {
-        let f = &self.flows[fi];
-        if let Some(Reaction::Qcn { rp, .. }) = f.rp.as_ref() {
+        let now = self.now;
+        let f = &mut self.flows[fi];
+        if let Some(Reaction::Qcn { rp, p: rpp }) = f.rp.as_mut() {
+            rp.expire_fb_hat(rpp, now);
             let p = &mut self.pkts[pkt as usize];
             p.fb = rp.fb_hat() as i32;
             p.cpid = rp.rep_cpid();
