@@ -56,26 +56,37 @@ pub fn u64_f64(x: u64) -> f64 {
     }
 }
 
+/// For 0 <= x < 2^52: `x` rounded to the nearest integer (ties to even), as an integer and as a
+/// float. Adding 2^52 rounds the fraction away (floats there are one apart), and the integer is
+/// then the low bits of the sum's representation: no float-to-integer conversion, whose
+/// saturating semantics cost several instructions.
+#[inline(always)]
+fn round_even_small(x: f64) -> (SimTime, f64) {
+    let y = x + F64_INT;
+    (y.to_bits() - F64_INT.to_bits(), y - F64_INT)
+}
+
 /// `x.round() as SimTime`, without the libm call (x86-64 baseline has no `roundsd`). Exact: for
-/// 0 <= x < 2^52, `x - trunc(x)` is computed without rounding error. (The truncation and the
-/// conversion back go through `i64`, which gives the same values in this range with one
-/// instruction each.)
+/// 0 <= x < 2^52, `x - r` (r the nearest integer) is computed without rounding error, and is
+/// exactly 0.5 only at a tie that went down to even, which rounds up instead (half away from
+/// zero).
 #[inline]
 pub fn round_ps(x: f64) -> SimTime {
     if (0.0..F64_INT).contains(&x) {
-        let i = x as i64;
-        (i + (x - i as f64 >= 0.5) as i64) as SimTime
+        let (r, rf) = round_even_small(x);
+        r + (x - rf == 0.5) as SimTime
     } else {
         x.round() as SimTime
     }
 }
 
-/// `x.ceil() as SimTime`, without the libm call; exact like [`round_ps`].
+/// `x.ceil() as SimTime`, without the libm call; exact like [`round_ps`] (the nearest integer
+/// is the ceiling unless it is below `x`).
 #[inline]
 pub fn ceil_ps(x: f64) -> SimTime {
     if (0.0..F64_INT).contains(&x) {
-        let i = x as i64;
-        (i + ((i as f64) < x) as i64) as SimTime
+        let (r, rf) = round_even_small(x);
+        r + (rf < x) as SimTime
     } else {
         x.ceil() as SimTime
     }
@@ -231,6 +242,11 @@ mod tests {
             2.5,
             1.0 - f64::EPSILON / 2.0,
             1e15 + 0.5,
+            3.5,
+            2.4999999999999996,
+            1234567.5000000002,
+            F64_INT - 1.5,
+            F64_INT - 1.0,
             F64_INT - 0.5,
             F64_INT,
             F64_INT * 2.0 + 2.0,
@@ -251,6 +267,19 @@ mod tests {
         #[test]
         fn round_and_ceil_match_std(m in 0u64..(1 << 53), e in -60i32..60) {
             let x = m as f64 * 2f64.powi(e);
+            prop_assert_eq!(round_ps(x), x.round() as SimTime);
+            prop_assert_eq!(ceil_ps(x), x.ceil() as SimTime);
+        }
+
+        #[test]
+        fn round_and_ceil_match_std_near_halves(k in 0u64..(1 << 51), q in 0u32..4, nudge in -1i32..2) {
+            // k + q/4, moved by one float step either way (ties and their neighbours)
+            let x = k as f64 + q as f64 / 4.0;
+            let x = match nudge {
+                -1 if x > 0.0 => f64::from_bits(x.to_bits() - 1),
+                1 => f64::from_bits(x.to_bits() + 1),
+                _ => x,
+            };
             prop_assert_eq!(round_ps(x), x.round() as SimTime);
             prop_assert_eq!(ceil_ps(x), x.ceil() as SimTime);
         }

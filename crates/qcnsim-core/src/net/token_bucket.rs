@@ -42,7 +42,14 @@ impl TokenBucket {
     #[inline]
     pub fn tokens_at(&self, now: SimTime) -> f64 {
         let earned = u64_f64(now - self.t) / self.ps_per_byte;
-        (self.tokens + earned).min(self.burst)
+        // `(self.tokens + earned).min(self.burst)`: the burst is a number, so this is the same
+        // value (a NaN sum gives the burst) in one instruction instead of a NaN fix-up sequence
+        let tok = self.tokens + earned;
+        if tok < self.burst {
+            tok
+        } else {
+            self.burst
+        }
     }
 
     #[inline]

@@ -196,7 +196,11 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let size = self.pkts[pkt as usize].size;
         if let Some(rp) = self.flows[fi].rp.as_ref() {
-            self.pkts[pkt as usize].cpid = rp.tag();
+            // a new data frame is untagged (NO_CPID == NONE): only a tag is written
+            let tag = rp.tag();
+            if tag != NONE {
+                self.pkts[pkt as usize].cpid = tag;
+            }
         }
         if self.flows[fi].tx.sonar_on() {
             self.sonar_on_send(fi, pkt);
