@@ -164,8 +164,9 @@ mod tests {
         const US: u64 = MS / 1000;
         // (name, t in us, CNM (|Fb|, CPID) or None = a frame is stamped, F̂b and CPID after
         // with a hold of 2 ms, and without a hold (Algorithm 1 as specified))
+        type Step = (&'static str, u64, Option<(u8, u32)>, (u8, u32), (u8, u32));
         #[rustfmt::skip]
-        let steps: &[(&str, u64, Option<(u8, u32)>, (u8, u32), (u8, u32))] = &[
+        let steps: &[Step] = &[
             ("first CNM selects its CP",           0,     Some((30, 1)), (30, 1),        (30, 1)),
             ("1 ms later: kept",                   1_000, None,          (30, 1),        (30, 1)),
             ("smaller Fb: kept, silence restarts", 1_500, Some((20, 2)), (30, 1),        (30, 1)),

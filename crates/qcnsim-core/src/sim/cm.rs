@@ -1,4 +1,5 @@
-//! The congestion-management interface shared by every mechanism (QCN, BCN): one copy of the
+//! The congestion-management interface shared by every mechanism (QCN and its variants, BCN):
+//! one copy of the
 //! plumbing, with the mechanism-specific rules in `proto/` and small per-mechanism glue
 //! (`sim/qcn.rs`, `sim/bcn.rs`).
 //!
@@ -9,7 +10,8 @@
 //!   the strict-priority control queues, and records it. Payload per kind:
 //!   `KIND_CNM`: qntzFb (1..63); `KIND_BCN`: Fb in bytes (negative or positive; Fb in pages =
 //!   payload / `cc.bcn.page`); `KIND_BCN0`: 0 (BCN(0,0)); `KIND_CONMES` (NIC-side QCN
-//!   feedback, built in sim/nicfb.rs): the CP's Qlen in bytes.
+//!   feedback, sim/nicfb.rs): the CP's Qlen in bytes; `KIND_ECHO` / `KIND_FB99` (SONAR echo,
+//!   push-back Fb99, sim/transient.rs): 0. Every message of every mechanism takes this path.
 //! - **Reaction.** [`Sim::on_host_control`] hands a message that reaches its source host to
 //!   the flow's [`Reaction`]; every reaction returns the same [`RpOutput`] (timer command +
 //!   rate changed), applied by [`Sim::rp_output`] to the one per-flow token-bucket rate limiter
@@ -129,7 +131,9 @@ impl<'a> Sim<'a> {
     }
 
     /// Send a feedback message of `kind` with `payload` from the CP at `cp_port` to the source
-    /// of `flow`, through the control queues.
+    /// of `flow`, through the control queues. The one send path of every congestion-management
+    /// message: QCN CNMs, BCN messages, SONAR echoes and push-back Fb99 (sim/transient.rs),
+    /// NIC-side ConMes (sim/nicfb.rs); each kind has its size, counter and event record here.
     pub(super) fn send_feedback(&mut self, cp_port: usize, flow: u32, kind: u8, payload: i32) {
         let now = self.now;
         let sw = self.ports[cp_port].node as usize;
@@ -140,21 +144,27 @@ impl<'a> Sim<'a> {
         let (rec_kind, size) = match kind {
             KIND_CNM => {
                 self.ports[cp_port].cnm_sent += 1;
-                (REC_CNM_SENT, self.sc.qcn.cnm_bytes)
+                (Some(REC_CNM_SENT), self.sc.qcn.cnm_bytes)
             }
-            _ => {
+            KIND_BCN | KIND_BCN0 => {
                 self.ports[cp_port].bcn_sent[bcn_index(kind, payload)] += 1;
-                (
-                    if kind == KIND_BCN0 {
-                        REC_BCN0_SENT
-                    } else {
-                        REC_BCN_SENT
-                    },
-                    self.sc.bcn.msg_bytes,
-                )
+                let rec = if kind == KIND_BCN0 {
+                    REC_BCN0_SENT
+                } else {
+                    REC_BCN_SENT
+                };
+                (Some(rec), self.sc.bcn.msg_bytes)
             }
+            KIND_CONMES => {
+                self.nicfb.conmes_sent[cp_port] += 1;
+                (None, self.sc.qcn.nic.conmes_frame_bytes)
+            }
+            _ => (
+                Some(self.transient_sent(cp_port, kind)),
+                self.sc.qcn.cnm_bytes,
+            ),
         };
-        if self.rec.wants(rec_kind) {
+        if let Some(rec_kind) = rec_kind.filter(|&k| self.rec.wants(k)) {
             self.rec.event(EvRec {
                 t: now,
                 kind: rec_kind,

@@ -68,24 +68,7 @@ impl<'a> Sim<'a> {
             return;
         };
         let flow = self.pkts[pkt as usize].flow;
-        let sw = self.ports[pi].node;
-        let src = self.flows[flow as usize].src;
-        let Some(out) = self.routes.next(sw as usize, src as usize) else {
-            return;
-        };
-        self.nicfb.conmes_sent[pi] += 1;
-        let msg = self.alloc(Pkt {
-            born: self.now,
-            size: self.sc.qcn.nic.conmes_frame_bytes,
-            flow,
-            hop: 0,
-            kind: KIND_CONMES,
-            fb: q.min(i32::MAX as u64) as i32,
-            cpid: pi as u32,
-            at: sw,
-            special: false,
-        });
-        self.enqueue_ctrl(out, msg);
+        self.send_feedback(pi, flow, KIND_CONMES, q.min(i32::MAX as u64) as i32);
     }
 
     /// A ConMes from CP port `cpid` reporting `qlen` bytes reached flow `fi`'s NIC: sample,

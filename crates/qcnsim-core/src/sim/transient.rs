@@ -212,22 +212,16 @@ impl<'a> Sim<'a> {
 
     // ---------------------------------------------------------------- switch side
 
-    fn send_transient_ctrl(&mut self, pi: usize, flow: u32, kind: u8) {
-        let now = self.now;
-        let sw = self.ports[pi].node;
-        let src = self.flows[flow as usize].src;
-        let Some(out) = self.routes.next(sw as usize, src as usize) else {
-            return;
-        };
-        let pkt = self.alloc(Pkt {
-            born: now,
-            size: self.sc.qcn.cnm_bytes,
-            flow,
-            kind,
-            at: sw,
-            ..Pkt::default()
-        });
-        self.enqueue_ctrl(out, pkt);
+    /// Count a SONAR echo or an Fb99 sent by CP port `pi` (for `send_feedback`); its event kind.
+    pub(super) fn transient_sent(&mut self, pi: usize, kind: u8) -> u8 {
+        let ba = &mut self.tr.bas[self.ports[pi].ba as usize];
+        if kind == KIND_ECHO {
+            ba.echo_sent += 1;
+            REC_ECHO_SENT
+        } else {
+            ba.fb99_sent += 1;
+            REC_FB99_SENT
+        }
     }
 
     /// A special (SONAR) frame of `flow` arrives at egress port `pi`, before admission: a
@@ -236,9 +230,7 @@ impl<'a> Sim<'a> {
         if !self.ba_zero(pi) {
             return;
         }
-        self.tr.bas[self.ports[pi].ba as usize].echo_sent += 1;
-        self.record(REC_ECHO_SENT, pi as u32, flow, 0);
-        self.send_transient_ctrl(pi, flow, KIND_ECHO);
+        self.send_feedback(pi, flow, KIND_ECHO, 0);
     }
 
     /// A CP sample with no CNM (quantised -Fb = 0, i.e. Fb >= 0 up to the quantiser) under
@@ -247,9 +239,7 @@ impl<'a> Sim<'a> {
         if !self.ba_zero(pi) {
             return;
         }
-        self.tr.bas[self.ports[pi].ba as usize].fb99_sent += 1;
-        self.record(REC_FB99_SENT, pi as u32, flow, 0);
-        self.send_transient_ctrl(pi, flow, KIND_FB99);
+        self.send_feedback(pi, flow, KIND_FB99, 0);
     }
 
     // ---------------------------------------------------------------- reaction point side
