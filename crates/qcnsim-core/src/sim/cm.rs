@@ -1,7 +1,6 @@
 //! The congestion-management interface shared by every mechanism (QCN and its variants, BCN):
-//! one copy of the
-//! plumbing, with the mechanism-specific rules in `proto/` and small per-mechanism glue
-//! (`sim/qcn.rs`, `sim/bcn.rs`).
+//! one copy of the plumbing, with the mechanism-specific rules in `proto/` and small
+//! per-mechanism glue (`sim/qcn.rs`, `sim/bcn.rs`, `sim/transient.rs`, `sim/nicfb.rs`).
 //!
 //! - **CP hook.** [`Sim::enqueue_data`] calls [`Sim::cp_enqueue`] for every data frame admitted
 //!   to a port that runs a CP ([`CpState`]); the mechanism's CP decides whether to send feedback.
