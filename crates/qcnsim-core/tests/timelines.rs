@@ -64,7 +64,22 @@ fn hand_computed_timelines() {
     // on sw's wire 16.9 -> 28.9; at b 28.9 + 5 = 33.9.
     // Frame 1 (CBR at 10 Gb/s: generated at 11.2): a's wire 11.2 -> 12.4; at sw 18.1; waits
     // for frame 0; sw's wire 28.9 -> 40.9; at b 45.9.
-    let cases: [(&str, String, f64); 5] = [
+    // With Ethernet's 8 B preamble and 12 B inter-frame gap on every link: a frame's last bit
+    // leaves (8 + 1500) B after its start, the port is free 12 B later. Frame 0: a's wire
+    // 10 -> 11.2064; sw 16.9064 -> 28.9704; b 33.9704. Frame 1 (generated at 11.2): a's wire is
+    // free at 11.2160 -> 12.4224; at sw 18.1224; sw's wire free at 29.0664 -> 41.1304; b 46.1304.
+    let eth = "[defaults]\npreamble = \"8B\"\nifg = \"12B\"";
+    let cases: [(&str, String, f64); 7] = [
+        (
+            "one frame, Ethernet overhead",
+            line("1500B", "1Gbps", eth),
+            33.9704 - 10.0,
+        ),
+        (
+            "two frames, Ethernet overhead",
+            line("3000B", "10Gbps", eth),
+            46.1304 - 10.0,
+        ),
         ("one frame", line("1500B", "1Gbps", ""), 33.9 - 10.0),
         (
             "two frames, the second queued",
@@ -182,4 +197,29 @@ fn traffic_sources_have_their_long_run_rate_and_dispersion() {
             "Poisson seed {seed}: dispersion {d}"
         );
     }
+}
+
+#[test]
+fn wire_overhead_caps_the_goodput() {
+    // A CBR source at the 10 Gb/s line rate through a 10 Gb/s port: with 8 B preamble and 12 B
+    // IFG a 1500 B frame takes 1520 B of wire time, so the goodput is 10 G * 1500 / 1520.
+    let text = |extra: &str| {
+        format!(
+            "[meta]\nname = \"overhead\"\nduration = \"10ms\"\n{extra}\n[[hosts]]\nname = \"a\"\n\
+             [[hosts]]\nname = \"b\"\n[[switches]]\nname = \"sw\"\n[[links]]\nbetween = [\"a\", \"sw\"]\n\
+             [[links]]\nbetween = [\"sw\", \"b\"]\n[[flows]]\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\n\
+             rate = \"10Gbps\"\nframe = \"1500B\"\n"
+        )
+    };
+    let goodput = |t: &str| {
+        let out = run(t, &[], None);
+        i64s(table(&out, "flows"), "rx_bytes")[0] as f64 * 8.0 / 0.010
+    };
+    let plain = goodput(&text(""));
+    let eth = goodput(&text("[defaults]\npreamble = \"8B\"\nifg = \"12B\""));
+    assert!((plain / 10e9 - 1.0).abs() < 0.002, "no overhead: {plain}");
+    assert!(
+        (eth / (10e9 * 1500.0 / 1520.0) - 1.0).abs() < 0.002,
+        "Ethernet overhead: {eth}"
+    );
 }

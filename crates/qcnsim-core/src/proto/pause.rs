@@ -85,6 +85,9 @@ pub struct LinkHeadroom {
     /// Flow-control frames of other priorities that may be queued ahead of this one (PFC:
     /// lossless priorities - 1; PAUSE: 0).
     pub other_fc_frames: u32,
+    /// Wire overhead of every frame on the link (preamble + IFG), bytes: it lengthens the
+    /// reverse frame and the flow-control frames the PAUSE waits for.
+    pub overhead_bytes: u32,
 }
 
 /// Bytes that can still reach the switch's queues from one link after a watermark crossed XOFF
@@ -94,6 +97,8 @@ pub struct LinkHeadroom {
 /// ```text
 /// reverse_max_frame            the PAUSE waits for the frame in progress on the reverse link
 /// + 64 * (1 + other_fc_frames) the PAUSE frame itself (and PFC frames queued ahead of it)
+/// + overhead * (2 + other_fc_frames)
+///                              their preambles and inter-frame gaps (0 without overhead)
 /// + rate * (2 * prop + latency + response) / 8
 ///                              in flight towards the switch while the PAUSE travels, the
 ///                              sender's response time, and the switch's forwarding latency
@@ -107,6 +112,7 @@ pub fn headroom_bound(h: &LinkHeadroom) -> u64 {
     let flight = (h.rate_bps * t as f64 / 8.0 / units::SEC as f64).ceil() as u64;
     h.reverse_max_frame as u64
         + FRAME_BYTES as u64 * (1 + h.other_fc_frames as u64)
+        + h.overhead_bytes as u64 * (2 + h.other_fc_frames as u64)
         + flight
         + h.sender_max_frame as u64
 }
@@ -392,6 +398,7 @@ mod tests {
             sender_max_frame: 1500,
             reverse_max_frame: 64,
             other_fc_frames: 0,
+            overhead_bytes: 0,
         };
         // (name, inputs, bytes)
         #[rustfmt::skip]
@@ -407,7 +414,11 @@ mod tests {
             // the simpler form MTU_S + MTU_R + 2 rate prop + response (reference.md §5) + 64
             ("100G", LinkHeadroom { rate_bps: 100e9, prop_ps: 500 * NS, latency_ps: 0,
                 response_ps: quanta_to_ps(394, 100e9), sender_max_frame: 1500, reverse_max_frame: 1500,
-                other_fc_frames: 0 }, 1500 + 64 + 12_500 + 25_216 + 1500),
+                other_fc_frames: 0, overhead_bytes: 0 }, 1500 + 64 + 12_500 + 25_216 + 1500),
+            // Ethernet preamble + IFG (20 B) on the reverse frame and the PAUSE frame
+            ("wire overhead", LinkHeadroom { overhead_bytes: 20, ..base }, 64 + 64 + 2 * 20 + 5913 + 1500),
+            ("wire overhead, 7 PFC frames ahead", LinkHeadroom { overhead_bytes: 20, other_fc_frames: 7, ..base },
+                64 + 8 * 64 + 9 * 20 + 5913 + 1500),
         ];
         for (name, h, want) in cases {
             assert_eq!(headroom_bound(h), *want, "{name}");

@@ -187,6 +187,7 @@ pub fn link_headroom(sc: &Scenario, i: PortIx) -> LinkHeadroom {
         sender_max_frame: port_max_frame(sc, i),
         reverse_max_frame: port_max_frame(sc, i ^ 1),
         other_fc_frames: fc.n_lossless().saturating_sub(1) as u32,
+        overhead_bytes: link.preamble_bytes + link.ifg_bytes,
     }
 }
 
@@ -222,8 +223,11 @@ pub fn refresh_in_time(sc: &Scenario, i: PortIx) -> bool {
         return true;
     }
     let h = link_headroom(sc, i);
+    let frames = 2 + h.other_fc_frames as u64; // the reverse frame, the PAUSE, PFC frames ahead
     let wait = units::tx_time_f(
-        h.reverse_max_frame as u64 + pause::FRAME_BYTES as u64 * (1 + h.other_fc_frames as u64),
+        h.reverse_max_frame as u64
+            + pause::FRAME_BYTES as u64 * (frames - 1)
+            + h.overhead_bytes as u64 * frames,
         h.rate_bps,
     );
     fc.refresh_ps(h.rate_bps) + wait + h.response_ps <= fc.pause_ps(h.rate_bps)

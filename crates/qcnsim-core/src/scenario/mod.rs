@@ -85,6 +85,11 @@ pub struct LinkSpec {
     pub extra_delay: SimTime,
     /// Egress buffer override for both ends.
     pub buffer: Option<Capacity>,
+    /// Bytes on the wire before every frame (preamble + SFD; 8 in Ethernet, 0 by default).
+    pub preamble_bytes: u32,
+    /// Idle bytes after every frame before the next may start (inter-frame gap; 12 in Ethernet,
+    /// 0 by default).
+    pub ifg_bytes: u32,
 }
 
 /// A port is one direction of a link: `link * 2` transmits from `a` to `b`, `link * 2 + 1`
@@ -417,6 +422,19 @@ fn parse_variant(base: &Value, vars: &[Value], i: usize, overrides: &[String]) -
     parse_root(vroot).map_err(|e| prefix_err(e, &prefix))
 }
 
+/// Per-frame wire overhead in bytes (`preamble`, `ifg`): 0 to 1000 B.
+fn overhead_bytes(t: &mut TableReader, key: &'static str, default: u32) -> Res<u32> {
+    let v = t.bytes_or(key, default as u64)?;
+    if v > 1000 {
+        return Err(t.err(
+            key,
+            format!("\"{v}B\""),
+            "a size from 0B to 1000B (Ethernet: preamble = \"8B\", ifg = \"12B\")",
+        ));
+    }
+    Ok(v as u32)
+}
+
 fn prefix_err(mut e: ScenarioError, prefix: &str) -> ScenarioError {
     e.path = format!("{prefix}: {}", e.path);
     e
@@ -457,6 +475,8 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
     let mut d = r.sub("defaults")?;
     let def_rate = d.rate_or("link_rate", 10e9)?;
     let def_delay = d.time_or("link_delay", 0)?;
+    let def_preamble = overhead_bytes(&mut d, "preamble", 0)?;
+    let def_ifg = overhead_bytes(&mut d, "ifg", 0)?;
     let def_latency = d.time_or("switch_latency", 0)?;
     let def_buffer = capacity(&mut d, "buffer", Capacity::Infinite)?;
     let def_nic = capacity(&mut d, "nic_buffer", Capacity::Bytes(1_000_000))?;
@@ -544,6 +564,8 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         let rate_bps = t.rate_or("rate", def_rate)?;
         let delay = t.time_or("delay", def_delay)?;
         let extra_delay = t.time_or("extra_delay", 0)?;
+        let preamble_bytes = overhead_bytes(&mut t, "preamble", def_preamble)?;
+        let ifg_bytes = overhead_bytes(&mut t, "ifg", def_ifg)?;
         let buffer = match t.opt_str("buffer")? {
             None => None,
             Some(s) => Some(Capacity::parse(&s).map_err(|e| t.err("buffer", format!("{s:?}"), e))?),
@@ -568,6 +590,8 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             delay,
             extra_delay,
             buffer,
+            preamble_bytes,
+            ifg_bytes,
         });
         link_json.push(Json::Object(t.finish()?));
     }

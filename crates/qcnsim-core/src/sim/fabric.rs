@@ -159,11 +159,10 @@ impl<'a> Sim<'a> {
         // is released)
         slot.at = port.peer;
         if pk.size != port.last_size {
-            port.last_size = pk.size;
-            port.last_tx = units::tx_time_f(pk.size as u64, port.rate);
+            port.set_wire_times(pk.size);
         }
         let end = now + port.last_tx;
-        port.busy_until = end;
+        port.busy_until = end + port.last_gap;
         port.tx_frames += 1;
         port.tx_bytes += pk.size as u64;
         if port.tput_slot != NONE {
@@ -171,7 +170,7 @@ impl<'a> Sim<'a> {
         }
         if !port.q.is_empty() || !port.ctrl.is_empty() {
             port.txdone_pending = true;
-            self.q.push(end, Ev::TxDone { port: pi as u32 });
+            self.q.push(port.busy_until, Ev::TxDone { port: pi as u32 });
         }
         if port.peer_is_switch {
             if pk.kind == KIND_DATA && port.from_switch {
@@ -199,11 +198,10 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let port = &mut self.ports[pi];
         if size != port.last_size {
-            port.last_size = size;
-            port.last_tx = units::tx_time_f(size as u64, port.rate);
+            port.set_wire_times(size);
         }
         let end = now + port.last_tx;
-        port.busy_until = end;
+        port.busy_until = end + port.last_gap;
         port.tx_frames += 1;
         port.tx_bytes += size as u64;
         if port.tput_slot != NONE {
@@ -211,7 +209,7 @@ impl<'a> Sim<'a> {
         }
         if !port.q.is_empty() || !port.ctrl.is_empty() || port.fc_waiting > 0 {
             port.txdone_pending = true;
-            self.q.push(end, Ev::TxDone { port: pi as u32 });
+            self.q.push(port.busy_until, Ev::TxDone { port: pi as u32 });
         }
         end
     }

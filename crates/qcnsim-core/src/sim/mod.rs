@@ -162,6 +162,11 @@ struct Port {
     /// mostly have one size).
     last_size: u32,
     last_tx: SimTime,
+    /// Idle time after the frame of `last_size` (the inter-frame gap at the current rate).
+    last_gap: SimTime,
+    /// Wire overhead of every frame on this link, bytes: before it (preamble) and after it (IFG).
+    preamble: u32,
+    ifg: u32,
     /// The transmitting node is a switch (its data frames count as forwarded).
     from_switch: bool,
     cap: Capacity,
@@ -194,6 +199,20 @@ struct Port {
 }
 
 impl Port {
+    /// Cache the wire times of a frame of `size` bytes at the current rate: until its last bit
+    /// has left (preamble + frame) and the idle gap after it (IFG).
+    #[inline]
+    fn set_wire_times(&mut self, size: u32) {
+        self.last_size = size;
+        let tx = units::tx_time_f((size + self.preamble) as u64, self.rate);
+        self.last_tx = tx;
+        self.last_gap = if self.ifg == 0 {
+            0
+        } else {
+            units::tx_time_f((size + self.preamble + self.ifg) as u64, self.rate) - tx
+        };
+    }
+
     #[inline]
     fn q_frames(&self) -> usize {
         self.q.len() + self.pq.iter().map(|q| q.len()).sum::<usize>()
@@ -487,6 +506,9 @@ impl<'a> Sim<'a> {
                 rate: link.rate_bps,
                 last_size: 0,
                 last_tx: 0,
+                last_gap: 0,
+                preamble: link.preamble_bytes,
+                ifg: link.ifg_bytes,
                 from_switch: sc.nodes[from].kind == NodeKind::Switch,
                 cap: sc.port_capacity(p),
                 q: VecDeque::with_capacity(if pfc_classes > 0 { 0 } else { 64 }),
