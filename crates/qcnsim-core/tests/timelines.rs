@@ -223,3 +223,53 @@ fn wire_overhead_caps_the_goodput() {
         "Ethernet overhead: {eth}"
     );
 }
+
+#[test]
+fn feedback_latency_delays_every_cnm_by_exactly_that() {
+    // QCN on the line above: the CP at sw->b sends CNMs back over sw->a, which carries nothing
+    // else, so a CNM reaches a after the latency + its 128 B at 10 Gb/s (102.4 ns) + 2 us + 3 us.
+    let text = line(
+        "10MB",
+        "10Gbps",
+        "[cc]\nmode = \"qcn\"\n[cc.qcn.cp]\nq_eq = \"30KB\"",
+    );
+    for (latency, ps) in [("0s", 0), ("7us", 7 * PS_PER_US), ("1500ns", 1_500_000)] {
+        let ov = format!("cc.feedback_latency={latency}");
+        let out = run(&text, &[&ov, "meta.duration=10ms"], None);
+        let ev = table(&out, "events");
+        let (t, kind) = (i64s(ev, "t_ps"), strs(ev, "kind"));
+        let at = |k: &str| -> Vec<i64> {
+            (0..ev.rows())
+                .filter(|&i| kind[i] == k)
+                .map(|i| t[i])
+                .collect()
+        };
+        let (sent, got) = (at("cnm_sent"), at("cnm_received"));
+        assert!(
+            sent.len() >= 5 && got.len() >= 5,
+            "{latency}: {} CNMs",
+            sent.len()
+        );
+        for (s, r) in sent.iter().zip(&got) {
+            assert_eq!(r - s, ps + 102_400 + 5 * PS_PER_US, "{latency}: sent {s}");
+        }
+    }
+}
+
+#[test]
+fn a_rate_limiter_can_start_with_an_empty_bucket() {
+    // QCN with the rate limiter active from t = 0 at CR = 10 Gb/s, bucket one frame deep, the
+    // flow starting at 0: full, the frame leaves at once (FCT 23.9 us, as above); empty, it
+    // waits for 1500 B of tokens at 10 Gb/s, 1.2 us.
+    for (start, want_us) in [("full", 23.9), ("empty", 25.1)] {
+        let qcn = format!(
+            "[cc]\nmode = \"qcn\"\nrl_start = \"{start}\"\n[cc.qcn.rp]\nstart_active = true"
+        );
+        let text = line("1500B", "1Gbps", &qcn).replace("start = \"10us\"", "start = \"0us\"");
+        assert_eq!(
+            fct(&text),
+            (want_us * PS_PER_US as f64).round() as i64,
+            "{start}"
+        );
+    }
+}

@@ -58,9 +58,15 @@ impl TokenBucket {
         self.t = now;
     }
 
-    /// Fill the bucket (a newly allocated rate limiter starts full).
+    /// Fill the bucket (a newly allocated rate limiter starts full, `cc.rl_start = "full"`).
     pub fn fill(&mut self, now: SimTime) {
         self.tokens = self.burst;
+        self.t = now;
+    }
+
+    /// Empty the bucket (`cc.rl_start = "empty"`).
+    pub fn empty(&mut self, now: SimTime) {
+        self.tokens = 0.0;
         self.t = now;
     }
 

@@ -265,6 +265,11 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     pub groups: Vec<multicast::GroupSpec>,
     pub cc: CcMode,
+    /// `cc.feedback_latency`: from a CP's decision to send a feedback message to the message
+    /// entering the CP switch's control queue (0 = at once).
+    pub feedback_latency: SimTime,
+    /// `cc.rl_start`: a newly allocated rate limiter's token bucket starts full (true) or empty.
+    pub rl_start_full: bool,
     pub qcn: QcnSpec,
     pub bcn: BcnSpec,
     /// Link-level flow control (PAUSE / PFC).
@@ -614,6 +619,8 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         flows: Vec::new(),
         groups: Vec::new(),
         cc: CcMode::None,
+        feedback_latency: 0,
+        rl_start_full: true,
         qcn: QcnSpec {
             cp: CpParams::standard(),
             rp: RpParams::standard(10e9),
@@ -840,6 +847,8 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         "bcn" => CcMode::Bcn,
         _ => CcMode::None,
     };
+    sc.feedback_latency = cc.time_or("feedback_latency", 0)?;
+    sc.rl_start_full = cc.choice("rl_start", "full", &["full", "empty"])? == "full";
     let mut q = cc.sub("qcn")?;
     sc.qcn = parse_qcn(&sc, &mut q)?;
     let qj = q.finish()?;

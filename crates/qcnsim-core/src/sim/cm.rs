@@ -183,7 +183,14 @@ impl<'a> Sim<'a> {
             at: sw as u32,
             special: false,
         });
-        self.enqueue_ctrl(out, pkt);
+        let latency = self.sc.feedback_latency;
+        if latency == 0 {
+            self.enqueue_ctrl(out, pkt);
+        } else {
+            // `cc.feedback_latency`: the message enters the CP switch's control queue later, as
+            // if it arrived there (routed towards the source then).
+            self.q.push(now + latency, Ev::SwitchArrive { pkt });
+        }
     }
 
     /// A control frame reaches its destination host: count and record it, then let the flow's
@@ -246,9 +253,14 @@ impl<'a> Sim<'a> {
             _ => RpOutput::NONE,
         };
         if !was_active && rp.is_active() {
-            // a newly allocated rate limiter starts with a full bucket
+            // a newly allocated rate limiter starts with a full (or, `cc.rl_start = "empty"`,
+            // an empty) bucket
             f.bucket.set_rate(now, rp.current_rate());
-            f.bucket.fill(now);
+            if self.sc.rl_start_full {
+                f.bucket.fill(now);
+            } else {
+                f.bucket.empty(now);
+            }
         }
         self.rp_output(fi, out, now);
         if pk.kind == KIND_CNM && self.flows[fi].tx.sonar_on() {

@@ -596,11 +596,17 @@ impl<'a> Sim<'a> {
                 rl_q: VecDeque::new(),
                 rl_q_bytes: 0,
                 rl_cap,
-                bucket: TokenBucket::new(
-                    nic_rate,
-                    rl_burst.unwrap_or(f.frame_bytes as u64) as f64,
-                    0,
-                ),
+                bucket: {
+                    let mut b = TokenBucket::new(
+                        nic_rate,
+                        rl_burst.unwrap_or(f.frame_bytes as u64) as f64,
+                        0,
+                    );
+                    if !sc.rl_start_full {
+                        b.empty(0); // a rate limiter active from the start (`start_active`)
+                    }
+                    b
+                },
                 rl_timer: LazyTimer::default(),
                 rp_timer: LazyTimer::default(),
                 cbr_gap_ps: f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps,
