@@ -176,6 +176,8 @@ class _Worker:
                 break
             except subprocess.TimeoutExpired:
                 continue
+        else:
+            self.proc.wait()  # killed: reap it whatever it takes
         self.thread.join(2.0)
 
 
