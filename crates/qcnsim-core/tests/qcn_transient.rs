@@ -289,3 +289,41 @@ fn downward_transient_time_is_reported_for_the_drop_only() {
     let v = summary_value(&out, "downward_transient_time", "fell to 1Gbps").unwrap();
     assert!(v > 0.0 && v < 0.1, "{v}");
 }
+
+#[test]
+fn sonar_waits_a_full_wp_after_every_ding_as_after_every_cnm() {
+    // A CNM (switch feedback) or a ding (NIC-side feedback: the NIC's own CNM) sends SONAR's
+    // ping timer back to WP: a special frame leaves at least WP (10 ms) after the source's last
+    // congestion message. Checked on every special frame of both runs.
+    const WP: i64 = 10_000_000_000;
+    for feedback in ["switch", "nic"] {
+        let ov = format!("cc.qcn.feedback={feedback}");
+        let out = run(BASE, &["cc.qcn.sonar.enabled=true", &ov], None);
+        let congestion = events_of(&out, "cnm_received");
+        let specials = events_of(&out, "sonar_special_sent");
+        assert!(
+            congestion.len() > 20,
+            "{feedback}: {} congestion messages",
+            congestion.len()
+        );
+        assert!(
+            specials.len() > 4,
+            "{feedback}: {} special frames",
+            specials.len()
+        );
+        let mut after_congestion = 0;
+        for (t, src, _) in &specials {
+            if let Some((c, _, _)) = congestion.iter().rfind(|(c, n, _)| c < t && n == src) {
+                after_congestion += 1;
+                assert!(
+                    t - c >= WP,
+                    "{feedback}: {src} special at {t}, last message at {c}"
+                );
+            }
+        }
+        assert!(
+            after_congestion > 0,
+            "{feedback}: no special frame followed a message"
+        );
+    }
+}
