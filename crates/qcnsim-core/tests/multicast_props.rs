@@ -9,7 +9,8 @@
 //!
 //! Networks: a chain of 1-3 switches, 3-6 hosts, 1-2 groups of 2+ members, 1-3 multicast flows
 //! (any traffic type, optionally finite) and 0-2 unicast flows, finite buffers, no QCN, QCN with
-//! standard or with representative-CP multicast feedback.
+//! standard or with representative-CP multicast feedback, feedback by the shortest path or the
+//! reverse of the tree.
 
 mod common;
 use common::*;
@@ -46,6 +47,8 @@ struct McNet {
     duration_us: u64,
     min_rate_mbps: u64,
     seed: u64,
+    /// feedback back along the reverse of the tree instead of the shortest path
+    reverse: bool,
 }
 
 fn flow() -> impl Strategy<Value = McFlow> {
@@ -91,12 +94,13 @@ fn net() -> impl Strategy<Value = McNet> {
             2_000u64..=20_000,
             1u64..=50,
             any::<u64>(),
+            any::<bool>(),
         ),
     )
         .prop_map(
             |(
                 (n_sw, host_sw, link_mbps, delay_ns, sw_buf, groups),
-                (mc, uc, cc, duration_us, min_rate_mbps, seed),
+                (mc, uc, cc, duration_us, min_rate_mbps, seed, reverse),
             )| McNet {
                 n_sw,
                 host_sw,
@@ -110,6 +114,7 @@ fn net() -> impl Strategy<Value = McNet> {
                 duration_us,
                 min_rate_mbps,
                 seed,
+                reverse,
             },
         )
 }
@@ -233,8 +238,9 @@ fn build(n: &McNet) -> Built {
     let q_eq = (caps.iter().min().unwrap() / 3).max(100);
     writeln!(
         t,
-        "[cc]\nmode = \"{}\"\n[cc.qcn]\nmulticast_feedback = \"{}\"\n[cc.qcn.cp]\nq_eq = \"{q_eq}B\"\n[cc.qcn.rp]\nmin_rate = \"{}Mbps\"",
+        "[cc]\nmode = \"{}\"\nfeedback_route = \"{}\"\n[cc.qcn]\nmulticast_feedback = \"{}\"\n[cc.qcn.cp]\nq_eq = \"{q_eq}B\"\n[cc.qcn.rp]\nmin_rate = \"{}Mbps\"",
         if n.cc == 0 { "none" } else { "qcn" },
+        if n.reverse { "reverse" } else { "shortest" },
         if n.cc == 2 { "representative" } else { "standard" },
         n.min_rate_mbps
     )
@@ -334,6 +340,14 @@ fn check(n: &McNet) -> Result<(), TestCaseError> {
             None => prop_assert_eq!(pcnm[k], 0, "host port {} sent CNMs", &pname[k]),
         }
     }
+
+    // every CNM received was sent (shortest or reverse route alike)
+    let cnm_rx: i64 = i64s(fl, "cnm_received").iter().sum();
+    prop_assert!(
+        cnm_rx <= pcnm.iter().sum::<i64>(),
+        "{} CNMs received",
+        cnm_rx
+    );
 
     // RP rates within [min_rate, line rate]
     let rr = table(&out, "rp_rates");

@@ -128,6 +128,7 @@ fn cases() -> Vec<Case> {
         Case { what: "a preamble without a unit", edit: Set(&["links.0.preamble=8"]), path: "links.0.preamble", shows: "8" },
         Case { what: "a negative feedback latency", edit: Set(&["cc.feedback_latency=-1us"]), path: "cc.feedback_latency", shows: "-1us" },
         Case { what: "an unknown rate-limiter start", edit: Set(&["cc.rl_start=half"]), path: "cc.rl_start", shows: "half" },
+        Case { what: "an unknown feedback route", edit: Set(&["cc.feedback_route=ecmp"]), path: "cc.feedback_route", shows: "ecmp" },
         Case { what: "meta.variant naming no variant", edit: Set(&["meta.variant=nope"]), path: "meta.variant", shows: "it has none" },
         Case { what: "meta.variant not a string", edit: Set(&["meta.variant=3"]), path: "meta.variant", shows: "3" },
         Case { what: "a variant selecting a variant", edit: Append("[[variants]]\nname = \"v\"\nset = { \"meta.variant\" = \"v\" }\n"), path: "variants.0.set: meta.variant", shows: "cannot select" },

@@ -273,3 +273,73 @@ fn a_rate_limiter_can_start_with_an_empty_bucket() {
         );
     }
 }
+
+#[test]
+fn feedback_can_follow_the_reverse_of_an_explicit_path() {
+    // a - s1 - s2 - b with a detour s1 - s3 - s2; the flow takes the detour (explicit path).
+    // CNMs from the CP at s2->b go back by the shortest path (s2->s1) by default, and by the
+    // reverse of the flow's path (s2->s3->s1) with cc.feedback_route = "reverse".
+    let text = r#"
+[meta]
+name = "detour"
+duration = "10ms"
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[switches]]
+name = "s1"
+[[switches]]
+name = "s2"
+[[switches]]
+name = "s3"
+[[links]]
+between = ["a", "s1"]
+[[links]]
+between = ["s1", "s2"]
+[[links]]
+between = ["s1", "s3"]
+[[links]]
+between = ["s3", "s2"]
+[[links]]
+between = ["s2", "b"]
+rate = "1Gbps"
+[[flows]]
+name = "f"
+src = "a"
+dst = "b"
+rate = "5Gbps"
+path = ["a", "s1", "s3", "s2", "b"]
+[cc]
+mode = "qcn"
+[cc.qcn]
+cp_ports = ["s2->b"]
+[cc.qcn.cp]
+q_eq = "30KB"
+"#;
+    let tx = |out: &qcnsim_core::api::RunOutput, port: &str| {
+        let p = table(out, "ports");
+        i64s(p, "tx_frames")[row_of(strs(p, "port"), port)]
+    };
+    for route in ["shortest", "reverse"] {
+        let ov = format!("cc.feedback_route={route}");
+        let out = run(text, &[&ov], None);
+        let fl = table(&out, "flows");
+        let (sent, got) = (
+            i64s(table(&out, "ports"), "cnm_sent").iter().sum::<i64>(),
+            i64s(fl, "cnm_received")[0],
+        );
+        assert!(
+            sent > 5 && got == sent,
+            "{route}: {sent} sent, {got} received"
+        );
+        // nothing but CNMs travels from s2 towards a
+        let (direct, detour) = (tx(&out, "s2->s1"), tx(&out, "s2->s3") + tx(&out, "s3->s1"));
+        if route == "shortest" {
+            assert_eq!((direct, detour), (sent, 0), "{route}");
+        } else {
+            assert_eq!((direct, detour), (0, 2 * sent), "{route}");
+        }
+        assert_eq!(tx(&out, "s1->a"), sent, "{route}");
+    }
+}

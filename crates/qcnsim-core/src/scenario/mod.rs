@@ -270,6 +270,9 @@ pub struct Scenario {
     pub feedback_latency: SimTime,
     /// `cc.rl_start`: a newly allocated rate limiter's token bucket starts full (true) or empty.
     pub rl_start_full: bool,
+    /// `cc.feedback_route = "reverse"`: feedback messages travel back along the reverse of
+    /// their flow's data path (or tree) instead of the shortest path to the source.
+    pub feedback_reverse: bool,
     pub qcn: QcnSpec,
     pub bcn: BcnSpec,
     /// Link-level flow control (PAUSE / PFC).
@@ -621,6 +624,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         cc: CcMode::None,
         feedback_latency: 0,
         rl_start_full: true,
+        feedback_reverse: false,
         qcn: QcnSpec {
             cp: CpParams::standard(),
             rp: RpParams::standard(10e9),
@@ -849,6 +853,8 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
     };
     sc.feedback_latency = cc.time_or("feedback_latency", 0)?;
     sc.rl_start_full = cc.choice("rl_start", "full", &["full", "empty"])? == "full";
+    sc.feedback_reverse =
+        cc.choice("feedback_route", "shortest", &["shortest", "reverse"])? == "reverse";
     let mut q = cc.sub("qcn")?;
     sc.qcn = parse_qcn(&sc, &mut q)?;
     let qj = q.finish()?;

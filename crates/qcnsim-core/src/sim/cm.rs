@@ -136,8 +136,7 @@ impl<'a> Sim<'a> {
     pub(super) fn send_feedback(&mut self, cp_port: usize, flow: u32, kind: u8, payload: i32) {
         let now = self.now;
         let sw = self.ports[cp_port].node as usize;
-        let src = self.flows[flow as usize].src;
-        let Some(out) = self.routes.next(sw, src as usize) else {
+        let Some(out) = self.feedback_next(sw, flow) else {
             return;
         };
         let (rec_kind, size) = match kind {
@@ -191,6 +190,17 @@ impl<'a> Sim<'a> {
             // if it arrived there (routed towards the source then).
             self.q.push(now + latency, Ev::SwitchArrive { pkt });
         }
+    }
+
+    /// The port a feedback message of `flow` at node `at` leaves by towards the flow's source:
+    /// the shortest path, or (`cc.feedback_route = "reverse"`) the reverse of the flow's path.
+    #[inline]
+    pub(super) fn feedback_next(&self, at: usize, flow: u32) -> Option<usize> {
+        if self.rev_route.is_empty() {
+            return self.routes.next(at, self.flows[flow as usize].src as usize);
+        }
+        let p = self.rev_route[flow as usize * self.sc.nodes.len() + at];
+        (p != NONE).then_some(p as usize)
     }
 
     /// A control frame reaches its destination host: count and record it, then let the flow's
@@ -279,4 +289,19 @@ pub(super) fn bcn_index(kind: u8, payload: i32) -> usize {
     } else {
         0
     }
+}
+
+/// `cc.feedback_route = "reverse"`: for each flow and node on its data path (or multicast tree),
+/// the port back towards the source: the reverse direction (`port ^ 1`, the same link) of the
+/// path port that enters the node. Every node of a path or tree is entered by one port.
+pub(super) fn reverse_routes(sc: &Scenario) -> Vec<u32> {
+    let nn = sc.nodes.len();
+    let mut v = vec![NONE; sc.flows.len() * nn];
+    for (fi, f) in sc.flows.iter().enumerate() {
+        for &p in &f.path {
+            let (_, to) = sc.port_ends(p);
+            v[fi * nn + to] = (p ^ 1) as u32;
+        }
+    }
+    v
 }

@@ -255,10 +255,7 @@ impl<'a> Sim<'a> {
             let port = self.flows[pk.flow as usize].path[hop as usize] as usize;
             self.enqueue_data(port, pkt);
         } else {
-            match self
-                .routes
-                .next(pk.at as usize, self.flows[pk.flow as usize].src as usize)
-            {
+            match self.feedback_next(pk.at as usize, pk.flow) {
                 Some(port) => self.enqueue_ctrl(port, pkt),
                 None => self.release(pkt),
             }

@@ -407,6 +407,9 @@ pub struct Sim<'a> {
     /// NIC-side QCN feedback (ConMes generators and NIC samplers); empty unless it is on.
     nicfb: nicfb::NicFbState,
     routes: Routes,
+    /// `cc.feedback_route = "reverse"`: per flow and node, the port back towards the flow's
+    /// source along its data path or tree (`NONE` off the path); empty for shortest paths.
+    rev_route: Vec<u32>,
     rec: Recorder,
     events: u64,
     frames_forwarded: u64,
@@ -643,6 +646,11 @@ impl<'a> Sim<'a> {
             nicfb: nicfb::NicFbState::new(sc, seed, cps.len()),
             cps,
             routes,
+            rev_route: if sc.feedback_reverse {
+                cm::reverse_routes(sc)
+            } else {
+                Vec::new()
+            },
             rec,
             events: 0,
             frames_forwarded: 0,
