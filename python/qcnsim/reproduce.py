@@ -208,7 +208,7 @@ def reproduce(
     base = found.with_overrides(list(overrides))
     resolved = base.resolved()  # validates the base (and the user's overrides) up front
     variants = base.variants()
-    select = [[variant_override(v["name"])] for v in variants] or [[]]  # [] runs the plain base
+    named = bool(variants)  # else the plain base runs, as the one variant "base"
     variants = variants or [{"name": "base", "set": {}}]
     extra = [f"meta.duration={quick_duration(resolved)}"] if quick else []
     out_dir = Path(out_dir)
@@ -216,8 +216,8 @@ def reproduce(
 
     # Validate every variant before running any, so a typo fails fast.
     planned = []
-    for v, sel in zip(variants, select):
-        ovr = [*sel, *extra, *overrides]
+    for v in variants:
+        ovr = [*([variant_override(v["name"])] if named else []), *extra, *overrides]
         sc = Scenario(base.text, found.path, ovr, name=f"{stem}/{v['name']}")
         sc.resolved()
         planned.append((v["name"], sc))
