@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python -m pip install '.[test]'
-cargo test -p qcnsim-core --release
+# The `ci` profile (Cargo.toml): release optimisation without LTO, much cheaper to build.
+cargo test -p qcnsim-core --profile ci
 python -m ruff check python tests
 # Run pytest from the repo root: python/ is not on sys.path (no `pythonpath` in pyproject), so
 # `import qcnsim` resolves to the installed package.
