@@ -1,9 +1,10 @@
 """``qcnsim reproduce --all``: run every reference experiment and write one self-contained HTML
 report (``report.html``: figures embedded as base64 PNG, inline CSS, no external assets).
 
-For each experiment the report shows its setup (``meta.description``, the variants, and the
-interpretation choices marked in the scenario file, see :func:`interpretations`), its figures,
-its summary table and its runs (seed, wall time, whether the result was reused); then the run
+For each experiment the report shows first the published values beside qcnsim's (when the
+experiment defines ``PUBLISHED``, see :func:`qcnsim.reproduce.published_table`), then its setup
+(``meta.description``, the variants, and the interpretation choices marked in the scenario file,
+see :func:`interpretations`), its figures, its summary table and its runs (seed, wall time, whether the result was reused); then the run
 metadata (qcnsim version, Python, platform, CPU, start time, wall times).
 
 It is resumable like ``reproduce``: a variant already complete in ``OUT/<experiment>/<variant>``
@@ -130,6 +131,7 @@ class ExperimentReport:
     interpretations: List[Dict[str, str]] = field(default_factory=list)
     figures: List[Path] = field(default_factory=list)
     summary: Optional[pl.DataFrame] = None
+    published: Optional[pl.DataFrame] = None
     runs: List[Dict[str, Any]] = field(default_factory=list)
     wall_s: float = 0.0
     error: Optional[str] = None
@@ -183,9 +185,11 @@ def reproduce_all(
             rep.variants = sc.variants() or [{"name": "base", "set": {}, "description": ""}]
             rep.interpretations = interpretations(sc.text)
             figs: List[Path] = []
+            pub: List[pl.DataFrame] = []
             rep.summary = reproduce(name, rep.out_dir, quick=quick, seed=seed, fmt=fmt, progress=progress,
-                                    log=log, echo=lambda s: None, figures_out=figs)
+                                    log=log, echo=lambda s: None, figures_out=figs, published_out=pub)
             rep.figures = figs
+            rep.published = pub[0] if pub else None
         except KeyboardInterrupt:
             raise
         except ScenarioError as e:
@@ -277,6 +281,10 @@ def _slug(name: str) -> str:
     return "x-" + re.sub(r"[^0-9a-zA-Z_-]", "-", name)
 
 
+def quick_mode(meta: Dict[str, str]) -> bool:
+    return str(meta.get("mode", "")).startswith("quick")
+
+
 def render(reports: Sequence[ExperimentReport], meta: Dict[str, str]) -> str:
     parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
              "<meta name='viewport' content='width=device-width, initial-scale=1'>",
@@ -295,6 +303,11 @@ def render(reports: Sequence[ExperimentReport], meta: Dict[str, str]) -> str:
             parts.append(f"<p>{_e(r.description)}</p>")
         if r.error:
             parts.append(f"<div class='err'>{_e(r.error)}</div>")
+        if r.published is not None:
+            parts.append("<h3>Published values beside qcnsim's</h3><p class='muted'>ratio = qcnsim / published"
+                         + ("; quick runs: where shorter than the full run, not comparable" if quick_mode(meta)
+                            else "") + ".</p>")
+            parts.append(_html_table(r.published))
         if r.variants:
             parts.append("<h3>Setup</h3><table><thead><tr><th>variant</th><th>description</th><th>settings</th>"
                          "</tr></thead><tbody>")

@@ -7,6 +7,8 @@ figures and build a combined summary table.
     out_dir/throughput.png  all variants on one figure (also queue.png, cr.png, tr.png)
     out_dir/summary.csv     variant column + the summary rows of every variant
     out_dir/summary.md      the same as a Markdown table
+    out_dir/published.csv   the published values beside qcnsim's (when the experiment module
+    out_dir/published.md    defines ``PUBLISHED``, see :func:`published_table`)
 
 It is resumable: a variant whose directory already holds a complete result made with the same
 overrides and seed is not run again.
@@ -128,6 +130,145 @@ def _same_run(out: Path, overrides: List[str], seed: Optional[int]) -> bool:
     return seed is None or info.get("seed") == seed
 
 
+# -- published values ------------------------------------------------------------------------------
+# Unit -> (dimension, factor to the dimension's base unit). A qcnsim value is converted into the
+# published entry's unit when both units are listed here with the same dimension.
+_UNITS: Dict[str, Tuple[str, float]] = {
+    "s": ("time", 1.0), "ms": ("time", 1e-3), "us": ("time", 1e-6), "µs": ("time", 1e-6),
+    "ns": ("time", 1e-9), "ps": ("time", 1e-12),
+    "bps": ("rate", 1.0), "b/s": ("rate", 1.0), "Kbps": ("rate", 1e3), "kbps": ("rate", 1e3),
+    "Mbps": ("rate", 1e6), "Mb/s": ("rate", 1e6), "Gbps": ("rate", 1e9), "Gb/s": ("rate", 1e9),
+    "B": ("bytes", 1.0), "bytes": ("bytes", 1.0), "KB": ("bytes", 1e3), "kB": ("bytes", 1e3),
+    "MB": ("bytes", 1e6), "frames": ("frames", 1.0), "pkts": ("frames", 1.0), "packets": ("frames", 1.0),
+    "1": ("ratio", 1.0), "": ("ratio", 1.0), "fraction": ("ratio", 1.0), "%": ("ratio", 1e-2),
+}
+PUBLISHED_KEYS = ("metric", "variant", "value", "unit", "source", "detail")
+PUBLISHED_SCHEMA = {"metric": pl.Utf8, "variant": pl.Utf8, "detail": pl.Utf8, "unit": pl.Utf8,
+                    "published": pl.Float64, "qcnsim": pl.Float64, "ratio": pl.Float64, "note": pl.Utf8,
+                    "source": pl.Utf8}
+
+
+def _convert(value: float, unit: str, to: str) -> Optional[float]:
+    if unit == to:
+        return value
+    a, b = _UNITS.get(unit), _UNITS.get(to)
+    if a is None or b is None or a[0] != b[0]:
+        return None
+    return value * a[1] / b[1]
+
+
+def check_published(entries: Any, where: str = "PUBLISHED") -> List[Dict[str, Any]]:
+    """Validate an experiment's ``PUBLISHED`` list; a bad entry raises ``ValueError`` naming it."""
+    if not isinstance(entries, (list, tuple)):
+        raise ValueError(f"{where}: must be a list of dicts, got {type(entries).__name__}")
+    out = []
+    for i, e in enumerate(entries):
+        at = f"{where}[{i}]"
+        if not isinstance(e, dict):
+            raise ValueError(f"{at}: must be a dict, got {type(e).__name__}")
+        unknown = sorted(set(e) - set(PUBLISHED_KEYS))
+        if unknown:
+            raise ValueError(f"{at}: unknown key(s) {unknown}; allowed: {', '.join(PUBLISHED_KEYS)}")
+        for k in ("metric", "unit", "source"):
+            if not isinstance(e.get(k), str) or (k != "unit" and not e[k].strip()):
+                raise ValueError(f"{at}.{k}: must be a non-empty string, got {e.get(k)!r}")
+        for k in ("variant", "detail"):
+            if e.get(k) is not None and not isinstance(e[k], str):
+                raise ValueError(f"{at}.{k}: must be a string or None, got {e[k]!r}")
+        v = e.get("value")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
+            raise ValueError(f"{at}.value: must be a number, got {v!r}")
+        out.append({"metric": e["metric"], "variant": e.get("variant"), "detail": e.get("detail"),
+                    "value": float(v), "unit": e["unit"], "source": e["source"]})
+    return out
+
+
+def published_table(entries: Sequence[Dict[str, Any]], summary: pl.DataFrame) -> pl.DataFrame:
+    """The published values beside qcnsim's, one row per entry of an experiment's ``PUBLISHED``.
+
+    An entry ``dict(metric=, variant=None or a name, value=, unit=, source="<seed>: '<quote>'")``
+    (optionally ``detail=``, a substring of the summary's ``detail`` column) is matched with the
+    rows of the combined ``summary`` of the same ``metric`` and ``variant`` (``variant=None``
+    matches rows without a variant, or the only variant of a one-variant experiment). Exactly one
+    row must match: its value, converted into the entry's unit when the two units differ (time,
+    rate, bytes, frames, ratio), is ``qcnsim`` and ``ratio`` is qcnsim / published. Whatever does
+    not hold (no row, several rows, a unit that does not convert, a value that is not a number,
+    a published 0) leaves ``qcnsim`` or ``ratio`` empty and says why in ``note``: nothing is
+    invented."""
+    entries = check_published(entries)
+    cols = set(summary.columns)
+    has = {"variant", "metric", "value"} <= cols
+    variants = summary["variant"].unique().to_list() if has else []
+    rows = []
+    for e in entries:
+        qv: Optional[float] = None
+        note = ""
+        if not has:
+            note = "no qcnsim summary"
+        else:
+            m = summary.filter(pl.col("metric") == e["metric"])
+            if e["variant"] is not None:
+                m = m.filter(pl.col("variant") == e["variant"])
+            else:
+                nulls = m.filter(pl.col("variant").is_null())
+                m = nulls if nulls.height or len(variants) != 1 else m
+            if e["detail"] is not None:
+                m = m.filter(pl.col("detail").fill_null("").str.contains(e["detail"], literal=True)) \
+                    if "detail" in cols else m.clear()
+            if m.height == 0:
+                note = "missing: no matching summary row"
+            elif m.height > 1:
+                note = f"missing: {m.height} summary rows match (give detail=)"
+            else:
+                raw = m["value"][0]
+                unit = (m["unit"][0] if "unit" in cols else None) or ""
+                if raw is None or raw != raw:
+                    note = "missing: qcnsim's value is not a number"
+                else:
+                    qv = _convert(float(raw), unit, e["unit"])
+                    if qv is None:
+                        note = f"missing: qcnsim's unit {unit!r} does not convert to {e['unit']!r}"
+                    elif unit != e["unit"]:
+                        note = f"converted from {unit}"
+        ratio = None
+        if qv is not None:
+            if e["value"] == 0:
+                note = (note + "; " if note else "") + "no ratio: published 0"
+            else:
+                ratio = qv / e["value"]
+        rows.append({"metric": e["metric"], "variant": e["variant"], "detail": e["detail"], "unit": e["unit"],
+                     "published": e["value"], "qcnsim": qv, "ratio": ratio, "note": note,
+                     "source": e["source"]})
+    return pl.DataFrame(rows, schema=PUBLISHED_SCHEMA)
+
+
+def experiment_published(stem: str) -> Optional[List[Dict[str, Any]]]:
+    """The ``PUBLISHED`` list of module ``qcnsim.experiments.<stem>``, if it defines one."""
+    modname = "qcnsim.experiments." + re.sub(r"[^0-9a-zA-Z_]", "_", stem)
+    try:
+        mod = importlib.import_module(modname)
+    except ModuleNotFoundError as e:
+        if e.name == modname:
+            return None
+        raise
+    entries = getattr(mod, "PUBLISHED", None)
+    return None if entries is None else check_published(entries, f"{modname}.PUBLISHED")
+
+
+def write_published(stem: str, entries: Sequence[Dict[str, Any]], summary: pl.DataFrame, out_dir: Path,
+                    quick: bool = False) -> pl.DataFrame:
+    """Write ``published.csv`` / ``published.md`` of experiment ``stem`` (its ``PUBLISHED``
+    ``entries`` matched with its combined ``summary``) into ``out_dir``; return the table."""
+    table = published_table(entries, summary)
+    table.write_csv(out_dir / "published.csv")
+    title = f"# {stem}{' (quick)' if quick else ''}: published values beside qcnsim's\n\n"
+    note = ("ratio = qcnsim / published. A --quick run: where it is shorter than the full run "
+            "(meta.quick_duration), its values are not comparable.\n\n" if quick else "ratio = qcnsim / published.\n\n")
+    body = to_markdown(table) if table.height else "(the study states no number to compare with)\n"
+    (out_dir / "published.md").write_text(title + note + body, encoding="utf-8")
+    return table
+
+
 def combined_summary(runs: Sequence[tuple]) -> pl.DataFrame:
     frames = []
     for label, res in runs:
@@ -200,11 +341,15 @@ def reproduce(
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
     echo: Callable[[str], None] = print,
     figures_out: Optional[List[Path]] = None,
+    published_out: Optional[List[pl.DataFrame]] = None,
 ) -> pl.DataFrame:
     """Run every variant of experiment ``name`` into ``out_dir`` and return the combined summary.
-    The paths of the figures drawn are appended to ``figures_out`` when it is given."""
+    The paths of the figures drawn are appended to ``figures_out`` when it is given; the
+    published-values table (:func:`published_table`), when the experiment has one, to
+    ``published_out``."""
     found = find_scenario(name)
     stem = found.path.stem if found.path is not None else Path(name).stem
+    published = experiment_published(stem)  # a broken list fails before anything runs
     base = found.with_overrides(list(overrides))
     resolved = base.resolved()  # validates the base (and the user's overrides) up front
     variants = base.variants()
@@ -251,6 +396,12 @@ def reproduce(
     title = f"# {stem}{' (quick)' if quick else ''}\n\n"
     (out_dir / "summary.md").write_text(title + md, encoding="utf-8")
     echo(md.rstrip("\n"))
+    if published is not None:
+        pub = write_published(stem, published, summary, out_dir, quick=quick)
+        if published_out is not None:
+            published_out.append(pub)
+        echo("\npublished values beside qcnsim's (ratio = qcnsim / published):\n"
+             + to_markdown(pub.drop("source")).rstrip("\n"))
     for f in figs:
         log(f"figure: {f}")
     if figures_out is not None:
