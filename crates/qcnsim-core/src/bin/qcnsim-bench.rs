@@ -7,6 +7,8 @@
 //!   qcnsim-bench --only NAME          run one (dumbbell-10g | dumbbell-10g-qcn)
 //!   qcnsim-bench --scenario FILE [--set path=value ...] [--seed N]
 //!   options: --duration 5s   --json
+//!   --hash: print a hash of every column of every table (one line per table) instead of the
+//!   figures, to check that two builds give identical tables (benches/compare_tables.py)
 
 use qcnsim_core::api;
 use std::process::ExitCode;
@@ -45,12 +47,50 @@ fn thread_cpu_s() -> Option<f64> {
     Some(ns as f64 / 1e9)
 }
 
+/// FNV-1a, 64 bit: a hash that does not depend on the Rust version or the platform.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        for &x in b {
+            self.0 = (self.0 ^ x as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// One line per table: its name, rows, and a hash of every column's name and values (floats by
+/// their bits, so a difference in the last bit shows).
+fn print_hashes(out: &api::RunOutput) {
+    for t in &out.tables {
+        let mut h = Fnv::new();
+        for c in &t.columns {
+            h.bytes(c.name.as_bytes());
+            match &c.data {
+                api::ColumnData::I64(v) => v.iter().for_each(|x| h.bytes(&x.to_le_bytes())),
+                api::ColumnData::F64(v) => {
+                    v.iter().for_each(|x| h.bytes(&x.to_bits().to_le_bytes()))
+                }
+                api::ColumnData::Bool(v) => v.iter().for_each(|&x| h.bytes(&[x as u8])),
+                api::ColumnData::Str(v) => v.iter().for_each(|x| {
+                    h.bytes(x.as_bytes());
+                    h.bytes(&[0]);
+                }),
+            }
+        }
+        println!("{:<12} {:>9} rows  {:016x}", t.name, t.rows(), h.0);
+    }
+}
+
 fn run_one(
     name: &str,
     text: &str,
     overrides: &[String],
     seed: Option<u64>,
     json: bool,
+    hash: bool,
 ) -> Result<(), String> {
     // CPU time from loading the scenario to the end of the event loop (the last progress call,
     // with fraction 1), without writing out the tables.
@@ -63,6 +103,10 @@ fn run_one(
         true
     })
     .map_err(|e| e.to_string())?;
+    if hash {
+        print_hashes(&out);
+        return Ok(());
+    }
     let sim_s = out.sim_time_ps as f64 / 1e12;
     let rss = peak_rss_kib().unwrap_or(0);
     let delivered: i64 = match out.table("flows").and_then(|t| t.column("rx_bytes")) {
@@ -128,6 +172,7 @@ fn main() -> ExitCode {
     let mut sets: Vec<String> = Vec::new();
     let mut seed = None;
     let mut json = false;
+    let mut hash = false;
     let mut i = 1;
     let need = |i: usize| -> Result<String, String> {
         args.get(i + 1)
@@ -162,8 +207,9 @@ fn main() -> ExitCode {
                     i += 1;
                 }
                 "--json" => json = true,
+                "--hash" => hash = true,
                 "-h" | "--help" => {
-                    println!("usage: qcnsim-bench [--only NAME | --scenario FILE] [--set path=value]... [--seed N] [--duration T] [--json]");
+                    println!("usage: qcnsim-bench [--only NAME | --scenario FILE] [--set path=value]... [--seed N] [--duration T] [--json] [--hash]");
                     std::process::exit(0);
                 }
                 other => return Err(format!("unknown argument {other:?} (see --help)")),
@@ -178,14 +224,14 @@ fn main() -> ExitCode {
     }
     let result = if let Some(path) = scenario {
         match std::fs::read_to_string(&path) {
-            Ok(text) => run_one(&path, &text, &sets, seed, json),
+            Ok(text) => run_one(&path, &text, &sets, seed, json, hash),
             Err(e) => Err(format!("cannot read {path:?}: {e}")),
         }
     } else if let Some(name) = only {
         match benches().into_iter().find(|(n, _)| *n == name) {
             Some((n, mut ov)) => {
                 ov.extend(sets);
-                run_one(n, DUMBBELL, &ov, seed, json)
+                run_one(n, DUMBBELL, &ov, seed, json, hash)
             }
             None => Err(format!(
                 "unknown benchmark {name:?}: dumbbell-10g or dumbbell-10g-qcn"
@@ -203,6 +249,9 @@ fn main() -> ExitCode {
             }
             if json {
                 cmd.arg("--json");
+            }
+            if hash {
+                cmd.arg("--hash");
             }
             match cmd.status() {
                 Ok(s) if s.success() => {}
