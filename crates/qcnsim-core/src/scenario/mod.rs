@@ -112,6 +112,10 @@ pub enum Traffic {
     Bernoulli,
     /// Poisson frame arrivals with mean rate `rate`.
     Poisson,
+    /// Always backlogged: frames one frame time at `rate` (default the NIC link rate) apart,
+    /// but the source waits rather than losing a frame at its full rate-limiter queue
+    /// (docs/models/network.md#traffic-sources).
+    Greedy,
 }
 
 #[derive(Debug, Clone)]
@@ -758,14 +762,20 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             dst
         };
         let traffic = match t
-            .choice("traffic", "cbr", &["cbr", "bernoulli", "poisson"])?
+            .choice("traffic", "cbr", &["cbr", "bernoulli", "poisson", "greedy"])?
             .as_str()
         {
             "cbr" => Traffic::Cbr,
             "bernoulli" => Traffic::Bernoulli,
+            "greedy" => Traffic::Greedy,
             _ => Traffic::Poisson,
         };
-        let rate_bps = t.req_rate("rate")?;
+        // a greedy source's rate defaults to its NIC's link rate (known once the path is)
+        let rate_given = if traffic == Traffic::Greedy {
+            t.opt_rate("rate")?
+        } else {
+            Some(t.req_rate("rate")?)
+        };
         let frame = t.bytes_or("frame", 1500)?;
         if !(64..=9216).contains(&frame) {
             return Err(t.err(
@@ -815,6 +825,10 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             })?,
         };
         let nic_rate = sc.links[path[0] / 2].rate_bps;
+        let rate_bps = rate_given.unwrap_or_else(|| {
+            t.put("rate", Json::String(units::fmt_rate(nic_rate)));
+            nic_rate
+        });
         if rate_bps > nic_rate {
             return Err(t.err(
                 "rate",

@@ -415,6 +415,9 @@ pub struct Sim<'a> {
     frames_forwarded: u64,
     live_data: u64,
     lazy_gen: bool,
+    /// Frames that a full rate-limiter queue would drop are counted without being built
+    /// (`catch_up`); off only to check that against building and dropping each one.
+    count_drops: bool,
     mcast: Vec<multicast::McFlow>,
     mc_win: [multicast::McSnap; 2],
     tr: transient::Transient,
@@ -656,6 +659,7 @@ impl<'a> Sim<'a> {
             frames_forwarded: 0,
             live_data: 0,
             lazy_gen: true,
+            count_drops: true,
             mcast: Vec::new(),
             mc_win: Default::default(),
             tr: transient::Transient::new(sc),
@@ -678,7 +682,7 @@ impl<'a> Sim<'a> {
             let t0 = match f.traffic {
                 Traffic::Bernoulli => start + f.rng.geometric(f.p) * f.slot_ps,
                 Traffic::Poisson => start + Self::poisson_gap(f),
-                Traffic::Cbr => start,
+                Traffic::Cbr | Traffic::Greedy => start,
             };
             if t0 < f.stop {
                 f.next_gen = t0;

@@ -11,6 +11,12 @@ impl<'a> Sim<'a> {
         self.lazy_gen = on;
     }
 
+    /// Build every frame that a full rate-limiter queue drops and drop it (slower; the default
+    /// counts them without building them and must give identical results, which a test checks).
+    pub fn set_counted_drops(&mut self, on: bool) {
+        self.count_drops = on;
+    }
+
     pub fn events(&self) -> u64 {
         self.events
     }
@@ -205,6 +211,7 @@ impl<'a> Sim<'a> {
                                     Traffic::Cbr => "cbr",
                                     Traffic::Bernoulli => "bernoulli",
                                     Traffic::Poisson => "poisson",
+                                    Traffic::Greedy => "greedy",
                                 })
                                 .map(str::to_string)
                                 .collect(),

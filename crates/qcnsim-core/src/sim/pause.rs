@@ -637,10 +637,8 @@ impl<'a> Sim<'a> {
             // as at the next departure, see `catch_up`). Frames born at `t` itself are left to
             // the events of the instant, as with one event per frame, whose generation event
             // for `t` was queued after this sample's.
-            while self.flows[fi].gen_lazy && self.flows[fi].next_gen < t {
-                let tg = self.flows[fi].next_gen;
-                let pkt = self.make_frame(fi, tg);
-                self.rl_enqueue(fi, pkt);
+            if t > 0 {
+                self.catch_up(fi, t - 1);
             }
             let f = &self.flows[fi];
             let nic = &self.ports[f.path[0] as usize];

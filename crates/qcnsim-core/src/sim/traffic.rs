@@ -9,31 +9,8 @@ impl<'a> Sim<'a> {
     /// the generator to the following one.
     pub(super) fn make_frame(&mut self, fi: usize, t: SimTime) -> u32 {
         let f = &mut self.flows[fi];
-        let mut size = f.frame;
-        if let Some(total) = f.size {
-            let left = total - f.gen_bytes;
-            if left < size as u64 {
-                size = (left as u32).max(64);
-            }
-        }
-        f.gen_bytes += size as u64;
-        f.gen_frames += 1;
-        f.gen_k += 1;
-        let more = f.size.is_none_or(|total| f.gen_bytes < total);
-        f.next_gen = NEVER;
-        if more {
-            let next = match f.traffic {
-                Traffic::Cbr => {
-                    // k-th frame at start + k*frame*8/rate, computed without accumulating error
-                    f.start + round_ps(units::u64_f64(f.gen_k) * f.cbr_gap_ps)
-                }
-                Traffic::Bernoulli => t + (1 + f.rng.geometric(f.p)) * f.slot_ps,
-                Traffic::Poisson => t + Self::poisson_gap(f),
-            };
-            if next < f.stop {
-                f.next_gen = next;
-            }
-        }
+        let size = Self::next_size(f);
+        Self::advance(f, t, size);
         self.live_data += 1;
         self.alloc(Pkt {
             born: t,
@@ -48,7 +25,53 @@ impl<'a> Sim<'a> {
         })
     }
 
+    /// Size of the flow's next frame: a full frame, or a finite flow's remainder (at least 64 B).
+    #[inline]
+    fn next_size(f: &Flow) -> u32 {
+        match f.size {
+            Some(total) if total - f.gen_bytes < f.frame as u64 => {
+                ((total - f.gen_bytes) as u32).max(64)
+            }
+            _ => f.frame,
+        }
+    }
+
+    /// Count a frame of `size` bytes generated at `t` and set the time of the next one.
+    #[inline]
+    fn advance(f: &mut Flow, t: SimTime, size: u32) {
+        f.gen_bytes += size as u64;
+        f.gen_frames += 1;
+        f.gen_k += 1;
+        let more = f.size.is_none_or(|total| f.gen_bytes < total);
+        f.next_gen = NEVER;
+        if more {
+            let next = match f.traffic {
+                // k-th frame at start + k*frame*8/rate, computed without accumulating error
+                Traffic::Cbr => Self::cbr_due(f, f.gen_k),
+                Traffic::Bernoulli => t + (1 + f.rng.geometric(f.p)) * f.slot_ps,
+                Traffic::Poisson => t + Self::poisson_gap(f),
+                // one frame time after this frame entered (it may have waited, see `refill`)
+                Traffic::Greedy => t + round_ps(f.cbr_gap_ps),
+            };
+            if next < f.stop {
+                f.next_gen = next;
+            }
+        }
+    }
+
+    /// Generation instant of a CBR flow's frame `k`.
+    #[inline]
+    fn cbr_due(f: &Flow, k: u64) -> SimTime {
+        f.start + round_ps(units::u64_f64(k) * f.cbr_gap_ps)
+    }
+
     pub(super) fn on_gen(&mut self, fi: usize) {
+        let f = &self.flows[fi];
+        if f.traffic == Traffic::Greedy && !f.rl_q.is_empty() && !Self::rl_room(f) {
+            // the source waits for room; the next departure takes the frame (`refill`)
+            self.flows[fi].gen_lazy = true;
+            return;
+        }
         let pkt = self.make_frame(fi, self.now);
         self.rl_offer(fi, pkt);
         self.schedule_gen(fi);
@@ -76,9 +99,90 @@ impl<'a> Sim<'a> {
     /// are taken first.
     pub(super) fn catch_up(&mut self, fi: usize, now: SimTime) {
         while self.flows[fi].gen_lazy && self.flows[fi].next_gen <= now {
+            let f = &self.flows[fi];
+            if !Self::rl_room(f) {
+                if f.traffic == Traffic::Greedy {
+                    // a greedy source waits for room instead of losing the frame
+                    return;
+                }
+                if self.count_drops && self.skip_dropped(fi, now) {
+                    continue;
+                }
+            }
             let t = self.flows[fi].next_gen;
             let pkt = self.make_frame(fi, t);
             self.rl_enqueue(fi, pkt);
+        }
+    }
+
+    /// The flow's next frame fits in its rate-limiter queue.
+    #[inline]
+    fn rl_room(f: &Flow) -> bool {
+        f.rl_q_bytes + Self::next_size(f) as u64 <= f.rl_cap
+    }
+
+    /// The flow's rate-limiter queue is full for its next frame: count that frame and every
+    /// following one due by `limit` as dropped at the source without building them, exactly as
+    /// generating and dropping them one by one would (same counters, same random draws, same
+    /// next generation instant). Only full-size frames are skipped (a finite flow's shorter
+    /// last frame may still fit; the caller builds it). Returns false when nothing was skipped.
+    fn skip_dropped(&mut self, fi: usize, limit: SimTime) -> bool {
+        let f = &mut self.flows[fi];
+        let frame = f.frame as u64;
+        // full-size frames the source has left to generate
+        let full_left = f
+            .size
+            .map_or(u64::MAX, |total| (total - f.gen_bytes) / frame);
+        if full_left == 0 {
+            return false;
+        }
+        if f.traffic == Traffic::Cbr {
+            // CBR: frame k is due at cbr_due(k), non-decreasing in k; the last one due by the
+            // limit (and before `stop`, as the next instant always is) in O(1)
+            let lim = limit.min(f.stop - 1);
+            let k0 = f.gen_k;
+            let est = (units::u64_f64(lim - f.start) / f.cbr_gap_ps) as u64;
+            let mut k = est.max(k0);
+            while k > k0 && Self::cbr_due(f, k) > lim {
+                k -= 1;
+            }
+            while Self::cbr_due(f, k + 1) <= lim {
+                k += 1;
+            }
+            let n = (k - k0 + 1).min(full_left);
+            // every frame but the last is followed by another due before `stop`
+            f.gen_bytes += (n - 1) * frame;
+            f.gen_frames += n - 1;
+            f.gen_k += n - 1;
+            f.rl_drops += n - 1;
+            let t = f.next_gen;
+            Self::advance(f, t, frame as u32);
+            f.rl_drops += 1;
+        } else {
+            // random arrivals: one draw per frame, as when each is generated
+            let mut n = 0;
+            while f.next_gen <= limit && n < full_left {
+                let t = f.next_gen;
+                Self::advance(f, t, frame as u32);
+                f.rl_drops += 1;
+                n += 1;
+            }
+        }
+        true
+    }
+
+    /// A departure freed room: a greedy source's waiting frame (due by `now`) enters the
+    /// queue now, born now; its next frame is due one frame time later. (It is added before the
+    /// RP hears of the departure: an always-backlogged source never leaves the queue empty.)
+    fn refill(&mut self, fi: usize, now: SimTime) {
+        while self.flows[fi].gen_lazy
+            && self.flows[fi].next_gen <= now
+            && Self::rl_room(&self.flows[fi])
+        {
+            let pkt = self.make_frame(fi, now);
+            let f = &mut self.flows[fi];
+            f.rl_q_bytes += self.pkts[pkt as usize].size as u64;
+            f.rl_q.push_back(pkt);
         }
     }
 
@@ -175,6 +279,10 @@ impl<'a> Sim<'a> {
         if Self::rl_limited(f) {
             f.bucket.take(now, size);
         }
+        if f.traffic == Traffic::Greedy {
+            self.refill(fi, now);
+        }
+        let f = &self.flows[fi];
         let empty = f.rl_q.is_empty();
         self.leave_rl(fi, pkt, empty);
         if self.flows[fi].gen_lazy && self.flows[fi].rl_q.is_empty() {
