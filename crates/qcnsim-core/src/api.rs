@@ -161,7 +161,7 @@ pub fn run(
     seed: Option<u64>,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<RunOutput, RunError> {
-    let mut sc = crate::scenario::load(toml_text, overrides)?;
+    let mut sc = crate::scenario::load_seeded(toml_text, overrides, seed)?;
     if let Some(s) = seed {
         sc.seed = s;
         if let Some(meta) = sc.resolved.get_mut("meta").and_then(|m| m.as_object_mut()) {

@@ -32,6 +32,8 @@ pub mod kinds {
     pub const BCN_CP: u32 = 4;
     pub const BCN_RP: u32 = 5;
     pub const NIC_FB: u32 = 6;
+    /// Per-packet spraying: the equal-cost port of each data frame at each switch.
+    pub const SPRAY: u32 = 7;
 }
 
 #[inline]

@@ -6,7 +6,9 @@ pub mod flow_control;
 pub mod multicast;
 pub mod params;
 pub mod reader;
+pub mod routes;
 pub mod sweep;
+pub mod topology;
 
 use crate::api::ScenarioError;
 use crate::proto::bcn::{BcnCpParams, BcnRpParams};
@@ -20,6 +22,8 @@ use reader::{show, Res, TableReader};
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
 use toml::Value;
+
+pub use routes::Routes;
 
 /// Capacity of a queue.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,6 +94,9 @@ pub struct LinkSpec {
     /// Idle bytes after every frame before the next may start (inter-frame gap; 12 in Ethernet,
     /// 0 by default).
     pub ifg_bytes: u32,
+    /// The number of earlier links between the same two nodes (parallel links: the port name
+    /// gets the suffix `#dup`).
+    pub dup: u32,
 }
 
 /// A port is one direction of a link: `link * 2` transmits from `a` to `b`, `link * 2 + 1`
@@ -140,6 +147,9 @@ pub struct FlowSpec {
     pub tree_parent: Vec<u32>,
     /// IEEE 802.1p priority (0..7): the PFC queue class; ignored without PFC.
     pub priority: u8,
+    /// Per-packet spraying (`routing.mode = "spray"`, no explicit path): every data frame picks
+    /// an equal-cost port at random at each switch; `path` holds the shortest path.
+    pub spray: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -283,7 +293,31 @@ pub struct Scenario {
     pub fc: FlowControlSpec,
     pub metrics: MetricsSpec,
     pub analysis: AnalysisSpec,
+    /// Routing tables (switch × switch plus host attachments; scenario/routes.rs).
+    pub routes: Routes,
+    /// `[routing]`: how flows without an explicit path are routed.
+    pub routing: RoutingSpec,
+    /// Node name -> index.
+    pub node_index: HashMap<String, usize>,
     pub resolved: Json,
+}
+
+/// How flows without an explicit `path` are routed (`[routing]`, docs/models/topology.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoutingMode {
+    /// One shortest path per destination (ties to the port found first).
+    Shortest,
+    /// Equal-cost multipath, one path per flow by a hash of its identity at every switch.
+    Ecmp,
+    /// Per-packet spraying: every data frame picks an equal-cost port at random at every switch.
+    Spray,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct RoutingSpec {
+    pub mode: RoutingMode,
+    /// ECMP: every switch hashes with the same seed (shows polarisation) instead of its own.
+    pub same_seed: bool,
 }
 
 impl Scenario {
@@ -292,14 +326,8 @@ impl Scenario {
         let (from, to) = if p % 2 == 0 { (l.a, l.b) } else { (l.b, l.a) };
         let base = format!("{}->{}", self.nodes[from].name, self.nodes[to].name);
         // parallel links get a suffix
-        let same = (0..p / 2)
-            .filter(|&i| {
-                let m = &self.links[i];
-                (m.a == l.a && m.b == l.b) || (m.a == l.b && m.b == l.a)
-            })
-            .count();
-        if same > 0 {
-            format!("{base}#{same}")
+        if l.dup > 0 {
+            format!("{base}#{}", l.dup)
         } else {
             base
         }
@@ -320,7 +348,13 @@ impl Scenario {
     }
 
     pub fn port_by_name(&self, name: &str) -> Option<PortIx> {
-        (0..self.n_ports()).find(|&p| self.port_name(p) == name)
+        let (pair, dup) = match name.rsplit_once('#') {
+            Some((pair, k)) => (pair, k.parse::<u32>().ok().filter(|&k| k > 0)?),
+            None => (name, 0),
+        };
+        let (a, b) = pair.split_once("->")?;
+        let (a, b) = (*self.node_index.get(a)?, *self.node_index.get(b)?);
+        (0..self.n_ports()).find(|&p| self.port_ends(p) == (a, b) && self.links[p / 2].dup == dup)
     }
 
     /// Egress buffer of a port.
@@ -336,6 +370,12 @@ impl Scenario {
 
 /// Parse and validate scenario text with overrides.
 pub fn load(text: &str, overrides: &[String]) -> Res<Scenario> {
+    load_seeded(text, overrides, None)
+}
+
+/// [`load`] with the run's seed replacing `meta.seed` (`run --seed`): what is drawn while
+/// resolving the scenario (ECMP hash seeds, generated workloads) follows the run's seed.
+pub fn load_seeded(text: &str, overrides: &[String], seed: Option<u64>) -> Res<Scenario> {
     let base: Value = match text.parse::<toml::Table>() {
         Ok(t) => Value::Table(t),
         Err(e) => {
@@ -359,15 +399,15 @@ pub fn load(text: &str, overrides: &[String]) -> Res<Scenario> {
     let mut sc = match chosen_variant(&doc, vars)? {
         // `meta.variant = NAME`: the base, then that variant's `set`, then the overrides (which
         // win); the other variants are not this run's business.
-        Some(i) => parse_variant(&base, vars, i, overrides)?,
+        Some(i) => parse_variant(&base, vars, i, overrides, seed)?,
         None => {
             let Value::Table(root) = &doc else {
                 unreachable!()
             };
-            let sc = parse_root(root)?;
+            let sc = parse_root(root, seed)?;
             // Each variant must itself be a valid scenario, as `qcnsim reproduce` runs it.
             for i in 0..vars.len() {
-                parse_variant(&base, vars, i, overrides)?;
+                parse_variant(&base, vars, i, overrides, seed)?;
             }
             sc
         }
@@ -412,7 +452,13 @@ fn chosen_variant(doc: &Value, vars: &[Value]) -> Res<Option<usize>> {
 }
 
 /// Variant `i`: the base document, then its `set`, then the overrides.
-fn parse_variant(base: &Value, vars: &[Value], i: usize, overrides: &[String]) -> Res<Scenario> {
+fn parse_variant(
+    base: &Value,
+    vars: &[Value],
+    i: usize,
+    overrides: &[String],
+    seed: Option<u64>,
+) -> Res<Scenario> {
     let prefix = format!("variants.{i}.set");
     let mut vdoc = base.clone();
     if let Some(set) = vars[i].get("set").and_then(|s| s.as_table()) {
@@ -431,7 +477,7 @@ fn parse_variant(base: &Value, vars: &[Value], i: usize, overrides: &[String]) -
     let Value::Table(vroot) = &vdoc else {
         unreachable!()
     };
-    parse_root(vroot).map_err(|e| prefix_err(e, &prefix))
+    parse_root(vroot, seed).map_err(|e| prefix_err(e, &prefix))
 }
 
 /// Per-frame wire overhead in bytes (`preamble`, `ifg`): 0 to 1000 B.
@@ -452,7 +498,7 @@ fn prefix_err(mut e: ScenarioError, prefix: &str) -> ScenarioError {
     e
 }
 
-fn parse_root(root: &toml::Table) -> Res<Scenario> {
+fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
     let expanded;
     let root = if expand::needed(root) {
         expanded = expand::expand(root)?;
@@ -460,8 +506,21 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
     } else {
         root
     };
+    let generated;
+    let mut topo_json = None;
+    let root = match topology::generate(root)? {
+        Some((t, j)) => {
+            generated = t;
+            topo_json = Some(j);
+            &generated
+        }
+        None => root,
+    };
     let mut r = TableReader::new("", root);
     let mut resolved = Map::new();
+    if let Some(j) = topo_json {
+        resolved.insert("topology".into(), j);
+    }
 
     // [meta]
     let mut meta = r.sub("meta")?;
@@ -480,6 +539,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         ));
     }
     let seed = meta.int_in("seed", 1, 0, i64::MAX)? as u64;
+    let seed = seed_over.unwrap_or(seed);
     meta.opt_str("variant")?; // checked and applied by `load`
     resolved.insert("meta".into(), Json::Object(meta.finish()?));
 
@@ -549,6 +609,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
     let mut links = Vec::new();
     let mut link_json = Vec::new();
     let mut n_links_of = vec![0usize; nodes.len()];
+    let mut pairs: HashMap<(usize, usize), u32> = HashMap::new();
     for mut t in r.tables("links")? {
         let ends = t.opt_str_list("between")?.ok_or_else(|| {
             t.err(
@@ -595,6 +656,11 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
                 ));
             }
         }
+        let pair = pairs
+            .entry((ix[0].min(ix[1]), ix[0].max(ix[1])))
+            .or_insert(0);
+        let dup = *pair;
+        *pair += 1;
         links.push(LinkSpec {
             a: ix[0],
             b: ix[1],
@@ -604,6 +670,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             buffer,
             preamble_bytes,
             ifg_bytes,
+            dup,
         });
         link_json.push(Json::Object(t.finish()?));
     }
@@ -616,6 +683,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
         ));
     }
 
+    let routes = Routes::compute(&nodes, &links);
     let mut sc = Scenario {
         name,
         duration,
@@ -674,9 +742,14 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             stats_to: duration,
             downward_factor: None,
         },
+        routes,
+        routing: RoutingSpec {
+            mode: RoutingMode::Shortest,
+            same_seed: false,
+        },
+        node_index: index,
         resolved: Json::Null,
     };
-    let routes = Routes::compute(&sc);
 
     // [[schedule]]
     let mut sched_json = Vec::new();
@@ -733,6 +806,26 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
     if !group_json.is_empty() {
         resolved.insert("groups".into(), Json::Array(group_json));
     }
+
+    // [routing]
+    let mut rt = r.sub("routing")?;
+    sc.routing = RoutingSpec {
+        mode: match params::read_choice(&mut rt, params::spec("routing", "mode"))?.as_str() {
+            "ecmp" => RoutingMode::Ecmp,
+            "spray" => RoutingMode::Spray,
+            _ => RoutingMode::Shortest,
+        },
+        same_seed: params::read_choice(&mut rt, params::spec("routing", "hash_seed"))? == "same",
+    };
+    resolved.insert("routing".into(), Json::Object(rt.finish()?));
+    let switch_seed = |node: usize| {
+        let k = if sc.routing.same_seed {
+            u64::MAX
+        } else {
+            node as u64
+        };
+        routes::mix64(seed ^ routes::mix64(k))
+    };
 
     // [[flows]]
     let mut flow_json = Vec::new();
@@ -806,14 +899,20 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             return Err(t.err("size", "\"0B\"", "a flow size above zero"));
         }
         let mut tree_parent = Vec::new();
-        let path = match t.opt_str_list("path")? {
+        let hops = t.opt_str_list("path")?;
+        let explicit = hops.is_some();
+        let path = match hops {
             _ if group.is_some() => {
                 let (ports, parent) = multicast::flow_tree(&sc, &t, group.unwrap_or(0), src)?;
                 tree_parent = parent;
                 ports
             }
             Some(hops) => explicit_path(&sc, &t, &hops, src, dst)?,
-            None => routes.path(&sc, src, dst).ok_or_else(|| {
+            None if sc.routing.mode == RoutingMode::Ecmp => sc
+                .routes
+                .ecmp_path(&sc, src, dst, routes::flow_key(src, dst, i), &switch_seed)
+                .ok_or_else(|| unreachable_dst(&sc, &t, src, dst))?,
+            None => sc.routes.path(&sc, src, dst).ok_or_else(|| {
                 t.err(
                     "dst",
                     format!("{:?}", sc.nodes[dst].name),
@@ -851,6 +950,7 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
             size_bytes,
             path,
             group,
+            spray: sc.routing.mode == RoutingMode::Spray && group.is_none() && !explicit,
             tree_parent,
             priority,
         });
@@ -895,6 +995,22 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
     sc.fc = flow_control::parse(&sc, &mut fcr)?;
     resolved.insert("flow_control".into(), Json::Object(fcr.finish()?));
     flow_control::check(&sc)?;
+    if sc.flows.iter().any(|f| f.spray) {
+        if sc.fc.mode != flow_control::FcMode::None {
+            return Err(ScenarioError::new(
+                "routing.mode",
+                "\"spray\"",
+                "\"shortest\" or \"ecmp\" while flow_control.mode is set (PAUSE/PFC account frames by the port they arrived on, known from a fixed path)",
+            ));
+        }
+        if sc.feedback_reverse {
+            return Err(ScenarioError::new(
+                "routing.mode",
+                "\"spray\"",
+                "\"shortest\" or \"ecmp\" with cc.feedback_route = \"reverse\" (a sprayed flow has no single path to reverse)",
+            ));
+        }
+    }
 
     // [metrics]
     let mut m = r.sub("metrics")?;
@@ -996,6 +1112,17 @@ fn parse_root(root: &toml::Table) -> Res<Scenario> {
     Ok(sc)
 }
 
+fn unreachable_dst(sc: &Scenario, t: &TableReader, src: usize, dst: usize) -> ScenarioError {
+    t.err(
+        "dst",
+        format!("{:?}", sc.nodes[dst].name),
+        format!(
+            "a host reachable from {:?} through the links and switches",
+            sc.nodes[src].name
+        ),
+    )
+}
+
 fn names(nodes: &[NodeSpec]) -> String {
     let mut v: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
     if v.len() > 12 {
@@ -1035,25 +1162,25 @@ fn port_ref(sc: &Scenario, t: &TableReader, key: &str, name: &str) -> Res<PortIx
 
 fn host_ref(sc: &Scenario, t: &mut TableReader, key: &'static str) -> Res<usize> {
     let n = t.req_str(key)?;
-    let hosts: Vec<&NodeSpec> = sc
-        .nodes
-        .iter()
-        .filter(|n| n.kind == NodeKind::Host)
-        .collect();
-    match sc.nodes.iter().position(|x| x.name == n) {
-        Some(i) if sc.nodes[i].kind == NodeKind::Host => Ok(i),
-        _ => Err(t.err(
-            key,
-            format!("{n:?}"),
-            format!(
-                "the name of a host ({})",
-                hosts
-                    .iter()
-                    .map(|h| h.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )),
+    match sc.node_index.get(&n) {
+        Some(&i) if sc.nodes[i].kind == NodeKind::Host => Ok(i),
+        _ => {
+            let mut hosts: Vec<&str> = sc
+                .nodes
+                .iter()
+                .filter(|n| n.kind == NodeKind::Host)
+                .map(|h| h.name.as_str())
+                .collect();
+            if hosts.len() > 12 {
+                hosts.truncate(12);
+                hosts.push("...");
+            }
+            Err(t.err(
+                key,
+                format!("{n:?}"),
+                format!("the name of a host ({})", hosts.join(", ")),
+            ))
+        }
     }
 }
 
@@ -1104,72 +1231,6 @@ fn explicit_path(
         ports.push(p);
     }
     Ok(ports)
-}
-
-/// Shortest-path routing (fewest hops; ties go to the link listed first). Hosts never forward.
-pub struct Routes {
-    /// next_port[dst * n + node] = egress port from `node` towards host `dst`, or usize::MAX.
-    next_port: Vec<usize>,
-    n: usize,
-}
-
-impl Routes {
-    pub fn compute(sc: &Scenario) -> Routes {
-        let n = sc.nodes.len();
-        let mut next_port = vec![usize::MAX; n * n];
-        // adjacency: for each node, the ports that arrive at it (reverse BFS from dst)
-        let mut into: Vec<Vec<PortIx>> = vec![Vec::new(); n];
-        for p in 0..sc.n_ports() {
-            into[sc.port_ends(p).1].push(p);
-        }
-        for dst in 0..n {
-            if sc.nodes[dst].kind != NodeKind::Host {
-                continue;
-            }
-            let mut dist = vec![usize::MAX; n];
-            dist[dst] = 0;
-            let mut frontier = vec![dst];
-            while !frontier.is_empty() {
-                let mut next = Vec::new();
-                for &v in &frontier {
-                    // v forwards only if it is the destination or a switch
-                    if v != dst && sc.nodes[v].kind == NodeKind::Host {
-                        continue;
-                    }
-                    for &p in &into[v] {
-                        let u = sc.port_ends(p).0;
-                        if dist[u] == usize::MAX {
-                            dist[u] = dist[v] + 1;
-                            next_port[dst * n + u] = p;
-                            next.push(u);
-                        }
-                    }
-                }
-                frontier = next;
-            }
-        }
-        Routes { next_port, n }
-    }
-
-    #[inline]
-    pub fn next(&self, node: usize, dst: usize) -> Option<PortIx> {
-        let p = self.next_port[dst * self.n + node];
-        (p != usize::MAX).then_some(p)
-    }
-
-    pub fn path(&self, sc: &Scenario, src: usize, dst: usize) -> Option<Vec<PortIx>> {
-        let mut path = Vec::new();
-        let mut at = src;
-        while at != dst {
-            let p = self.next(at, dst)?;
-            path.push(p);
-            at = sc.port_ends(p).1;
-            if path.len() > sc.nodes.len() {
-                return None;
-            }
-        }
-        Some(path)
-    }
 }
 
 fn port_selection(

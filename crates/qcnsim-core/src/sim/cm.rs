@@ -197,7 +197,10 @@ impl<'a> Sim<'a> {
     #[inline]
     pub(super) fn feedback_next(&self, at: usize, flow: u32) -> Option<usize> {
         if self.rev_route.is_empty() {
-            return self.routes.next(at, self.flows[flow as usize].src as usize);
+            return self
+                .sc
+                .routes
+                .next(at, self.flows[flow as usize].src as usize);
         }
         let p = self.rev_route[flow as usize * self.sc.nodes.len() + at];
         (p != NONE).then_some(p as usize)

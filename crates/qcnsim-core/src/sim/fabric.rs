@@ -252,7 +252,12 @@ impl<'a> Sim<'a> {
             }
             let hop = pk.hop + 1;
             self.pkts[pkt as usize].hop = hop;
-            let port = self.flows[pk.flow as usize].path[hop as usize] as usize;
+            let f = &self.flows[pk.flow as usize];
+            let port = if f.spray {
+                self.spray_port(pk.at as usize, f.dst as usize)
+            } else {
+                f.path[hop as usize] as usize
+            };
             self.enqueue_data(port, pkt);
         } else {
             match self.feedback_next(pk.at as usize, pk.flow) {
@@ -260,6 +265,21 @@ impl<'a> Sim<'a> {
                 None => self.release(pkt),
             }
         }
+    }
+
+    /// Per-packet spraying: one of the equal-cost ports of switch `node` towards host `dst`,
+    /// drawn uniformly (docs/models/topology.md).
+    #[inline(never)]
+    fn spray_port(&mut self, node: usize, dst: usize) -> usize {
+        self.sc.routes.candidates(node, dst, &mut self.spray_cand);
+        let n = self.spray_cand.len();
+        // (validation made every destination reachable; a draw only when there is a choice)
+        let k = if n > 1 {
+            ((self.spray_rng.next_u64() as u128 * n as u128) >> 64) as usize
+        } else {
+            0
+        };
+        self.spray_cand[k] as usize
     }
 
     pub(super) fn enqueue_ctrl(&mut self, pi: usize, pkt: u32) {

@@ -21,7 +21,7 @@ use crate::proto::multicast::{McFeedback, NO_CPID};
 use crate::proto::qcn_cp::Cp;
 use crate::proto::qcn_rp::{Rp, RpOutput, TimerCmd};
 use crate::scenario::flow_control::FcMode;
-use crate::scenario::{Capacity, CcMode, NodeKind, Routes, Scenario, Traffic};
+use crate::scenario::{Capacity, CcMode, NodeKind, Scenario, Traffic};
 use crate::units::{self, round_ps, SimTime};
 use cm::{CpState, Reaction};
 use std::collections::VecDeque;
@@ -283,6 +283,8 @@ struct Flow {
     class: u8,
     /// The source NIC is paused for this flow's class: its rate limiter sends nothing.
     gated: bool,
+    /// Per-packet spraying: the port at each switch is drawn per frame (`path` unused there).
+    spray: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -406,7 +408,6 @@ pub struct Sim<'a> {
     cps: Vec<CpState>,
     /// NIC-side QCN feedback (ConMes generators and NIC samplers); empty unless it is on.
     nicfb: nicfb::NicFbState,
-    routes: Routes,
     /// `cc.feedback_route = "reverse"`: per flow and node, the port back towards the flow's
     /// source along its data path or tree (`NONE` off the path); empty for shortest paths.
     rev_route: Vec<u32>,
@@ -422,11 +423,13 @@ pub struct Sim<'a> {
     mc_win: [multicast::McSnap; 2],
     tr: transient::Transient,
     fc: pause::Fc,
+    /// Per-packet spraying: the stream of port draws and a scratch list of candidates.
+    spray_rng: Rng,
+    spray_cand: Vec<u32>,
 }
 
 impl<'a> Sim<'a> {
     pub fn new(sc: &'a Scenario, seed: u64) -> Sim<'a> {
-        let routes = Routes::compute(sc);
         let qcn = sc.cc == CcMode::Qcn;
         let bcn = sc.cc == CcMode::Bcn;
         let fc = pause::Fc::build(sc);
@@ -634,6 +637,7 @@ impl<'a> Sim<'a> {
                 bcn_rx: [0; 3],
                 class: sc.fc.class_of(f.priority) as u8,
                 gated: false,
+                spray: f.spray,
             });
         }
 
@@ -648,7 +652,6 @@ impl<'a> Sim<'a> {
             flows,
             nicfb: nicfb::NicFbState::new(sc, seed, cps.len()),
             cps,
-            routes,
             rev_route: if sc.feedback_reverse {
                 cm::reverse_routes(sc)
             } else {
@@ -664,6 +667,8 @@ impl<'a> Sim<'a> {
             mc_win: Default::default(),
             tr: transient::Transient::new(sc),
             fc,
+            spray_rng: Rng::stream(seed, StreamId::new(kinds::SPRAY, 0, 0)),
+            spray_cand: Vec::with_capacity(64),
         };
         for (i, f) in sc.flows.iter().enumerate() {
             if f.group.is_some() {

@@ -1,0 +1,297 @@
+//! Routing tables (docs/models/topology.md, "Routing").
+//!
+//! Memory scales with what is routed, not with hosts squared: a host has one link, so every
+//! path towards a host crosses the switch it is attached to. The tables hold, per pair of
+//! switches, the shortest-path next port and the hop distance (switch × switch), and per host
+//! its attachment (node and port); the next port from any node towards any host is computed
+//! from them on demand. 100,000 hosts on a few hundred switches take a few megabytes.
+//!
+//! Shortest path: fewest hops, ties to the port found first by a breadth-first search from the
+//! destination over the ports in link order (the behaviour of the former hosts × nodes table,
+//! kept exactly). Equal-cost multipath (ECMP): every port of a switch whose peer is one hop
+//! closer to the destination is a candidate, in port order; [`Routes::ecmp_path`] picks one per
+//! switch by a hash of the flow's identity and the switch's seed (as switches hash the 5-tuple
+//! with a per-switch seed, RFC 2992 "hash-threshold"), so a flow keeps one path.
+
+use super::{LinkSpec, NodeKind, NodeSpec, PortIx, Scenario};
+
+const NONE: u32 = u32::MAX;
+const FAR: u16 = u16::MAX;
+
+#[derive(Clone)]
+pub struct Routes {
+    /// Node -> switch index (NONE for hosts).
+    sw_ix: Vec<u32>,
+    /// Switch index -> node.
+    sw_node: Vec<u32>,
+    /// next[u * n_sw + s]: the shortest-path port from switch u towards switch s (NONE when
+    /// u == s or unreachable).
+    next: Vec<u32>,
+    /// dist[u * n_sw + s]: hops from switch u to switch s through switches (FAR: unreachable).
+    dist: Vec<u16>,
+    /// Per node: its first port (a host's NIC port), NONE without links.
+    nic: Vec<u32>,
+    /// Per node: the ports it transmits on, in port order (CSR: out_start[node]..out_start[node+1]).
+    out_start: Vec<u32>,
+    out_ports: Vec<u32>,
+    /// Port -> receiving node.
+    peer: Vec<u32>,
+}
+
+impl std::fmt::Debug for Routes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Routes({} switches)", self.sw_node.len())
+    }
+}
+
+impl Routes {
+    pub fn compute(nodes: &[NodeSpec], links: &[LinkSpec]) -> Routes {
+        let n = nodes.len();
+        let np = links.len() * 2;
+        let ends = |p: usize| {
+            let l = &links[p / 2];
+            if p % 2 == 0 {
+                (l.a, l.b)
+            } else {
+                (l.b, l.a)
+            }
+        };
+        let mut sw_ix = vec![NONE; n];
+        let mut sw_node = Vec::new();
+        for (i, nd) in nodes.iter().enumerate() {
+            if nd.kind == NodeKind::Switch {
+                sw_ix[i] = sw_node.len() as u32;
+                sw_node.push(i as u32);
+            }
+        }
+        let n_sw = sw_node.len();
+        let mut peer = vec![0u32; np];
+        let mut nic = vec![NONE; n];
+        let mut out_count = vec![0u32; n + 1];
+        let mut in_count = vec![0u32; n + 1];
+        for (p, pe) in peer.iter_mut().enumerate() {
+            let (from, to) = ends(p);
+            *pe = to as u32;
+            if nic[from] == NONE {
+                nic[from] = p as u32;
+            }
+            out_count[from + 1] += 1;
+            in_count[to + 1] += 1;
+        }
+        let csr = |count: &mut Vec<u32>, key: &dyn Fn(usize) -> usize| {
+            for i in 0..n {
+                count[i + 1] += count[i];
+            }
+            let mut fill = count.clone();
+            let mut list = vec![0u32; np];
+            for p in 0..np {
+                let k = key(p);
+                list[fill[k] as usize] = p as u32;
+                fill[k] += 1;
+            }
+            list
+        };
+        let out_ports = csr(&mut out_count, &|p| ends(p).0);
+        let mut in_ports = csr(&mut in_count, &|p| ends(p).1);
+        // the search only follows ports whose transmitter is a switch (hosts never forward):
+        // keep those, in the same order
+        let mut kept = 0usize;
+        let mut in_start = vec![0u32; n + 1];
+        for v in 0..n {
+            let (lo, hi) = (in_count[v] as usize, in_count[v + 1] as usize);
+            for k in lo..hi {
+                let p = in_ports[k];
+                if sw_ix[ends(p as usize).0] != NONE {
+                    in_ports[kept] = p;
+                    kept += 1;
+                }
+            }
+            in_start[v + 1] = kept as u32;
+        }
+        in_ports.truncate(kept);
+        let in_count = in_start;
+        let mut next = vec![NONE; n_sw * n_sw];
+        let mut dist = vec![FAR; n_sw * n_sw];
+        let mut frontier = Vec::new();
+        let mut following = Vec::new();
+        for s in 0..n_sw {
+            // breadth-first from switch s over the ports arriving at each node, in port order;
+            // only switches forward
+            let row = |u: usize| u * n_sw + s;
+            dist[row(s)] = 0;
+            frontier.clear();
+            frontier.push(sw_node[s] as usize);
+            let mut d = 0u16;
+            while !frontier.is_empty() {
+                d = d.saturating_add(1);
+                following.clear();
+                for &v in &frontier {
+                    for &p in &in_ports[in_count[v] as usize..in_count[v + 1] as usize] {
+                        let u = ends(p as usize).0;
+                        let ui = sw_ix[u];
+                        if ui != NONE && dist[row(ui as usize)] == FAR {
+                            dist[row(ui as usize)] = d;
+                            next[row(ui as usize)] = p;
+                            following.push(u);
+                        }
+                    }
+                }
+                std::mem::swap(&mut frontier, &mut following);
+            }
+        }
+        Routes {
+            sw_ix,
+            sw_node,
+            next,
+            dist,
+            nic,
+            out_start: out_count,
+            out_ports,
+            peer,
+        }
+    }
+
+    /// Bytes held by the tables (for the memory test and docs/performance.md).
+    pub fn bytes(&self) -> usize {
+        self.next.len() * 4
+            + self.dist.len() * 2
+            + (self.sw_ix.len() + self.sw_node.len() + self.nic.len()) * 4
+            + (self.out_start.len() + self.out_ports.len() + self.peer.len()) * 4
+    }
+
+    /// The switch a host hangs off and the port from it to the host, if the host's link goes
+    /// to a switch.
+    #[inline]
+    fn attach(&self, host: usize) -> Option<(usize, u32)> {
+        let p = self.nic[host];
+        if p == NONE {
+            return None;
+        }
+        let s = self.sw_ix[self.peer[p as usize] as usize];
+        (s != NONE).then_some((s as usize, (p ^ 1)))
+    }
+
+    /// Shortest-path egress port from `node` towards host `dst`.
+    #[inline]
+    pub fn next(&self, node: usize, dst: usize) -> Option<PortIx> {
+        if node == dst {
+            return None;
+        }
+        let n_sw = self.sw_node.len();
+        let ui = self.sw_ix[node];
+        if ui == NONE {
+            // a host sends on its only link, if that leads towards dst
+            let p = self.nic[node];
+            if p == NONE {
+                return None;
+            }
+            let w = self.peer[p as usize] as usize;
+            return (w == dst || self.next(w, dst).is_some()).then_some(p as usize);
+        }
+        let (s, last) = self.attach(dst)?;
+        if s == ui as usize {
+            return Some(last as usize);
+        }
+        let p = self.next[ui as usize * n_sw + s];
+        (p != NONE).then_some(p as usize)
+    }
+
+    pub fn path(&self, sc: &Scenario, src: usize, dst: usize) -> Option<Vec<PortIx>> {
+        let mut path = Vec::new();
+        let mut at = src;
+        while at != dst {
+            let p = self.next(at, dst)?;
+            path.push(p);
+            at = sc.port_ends(p).1;
+            if path.len() > sc.nodes.len() {
+                return None;
+            }
+        }
+        Some(path)
+    }
+
+    /// The equal-cost egress ports of switch `node` towards host `dst`, in port order, written
+    /// into `out` (cleared first). Empty for a host or when `dst` is unreachable.
+    pub fn candidates(&self, node: usize, dst: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let n_sw = self.sw_node.len();
+        let ui = self.sw_ix[node];
+        if ui == NONE || node == dst {
+            return;
+        }
+        let Some((s, last)) = self.attach(dst) else {
+            return;
+        };
+        let ui = ui as usize;
+        if ui == s {
+            out.push(last);
+            return;
+        }
+        let d = self.dist[ui * n_sw + s];
+        if d == FAR {
+            return;
+        }
+        let ports =
+            &self.out_ports[self.out_start[node] as usize..self.out_start[node + 1] as usize];
+        for &p in ports {
+            let v = self.peer[p as usize] as usize;
+            let vi = self.sw_ix[v];
+            if vi != NONE && self.dist[vi as usize * n_sw + s] + 1 == d {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The ECMP path of a flow: at the source its NIC port, at each switch the candidate picked
+    /// by `hash_pick(switch seed, flow key, candidates)`. `seeds` gives each switch's hash
+    /// seed (indexed by node).
+    pub fn ecmp_path(
+        &self,
+        sc: &Scenario,
+        src: usize,
+        dst: usize,
+        key: u64,
+        seeds: &dyn Fn(usize) -> u64,
+    ) -> Option<Vec<PortIx>> {
+        let first = self.next(src, dst)?;
+        let mut path = vec![first];
+        let mut at = sc.port_ends(first).1;
+        let mut cand = Vec::new();
+        while at != dst {
+            self.candidates(at, dst, &mut cand);
+            if cand.is_empty() {
+                return None;
+            }
+            let p = cand[hash_pick(seeds(at), key, cand.len())] as usize;
+            path.push(p);
+            at = sc.port_ends(p).1;
+            if path.len() > sc.nodes.len() {
+                return None;
+            }
+        }
+        Some(path)
+    }
+}
+
+/// SplitMix64's finaliser: a well-mixed 64-bit hash of one word.
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Pick one of `n` candidates for a flow `key` at a switch with hash seed `seed`
+/// (hash-threshold: the hash's range split into `n` equal parts).
+#[inline]
+pub fn hash_pick(seed: u64, key: u64, n: usize) -> usize {
+    let h = mix64(seed ^ mix64(key));
+    ((h as u128 * n as u128) >> 64) as usize
+}
+
+/// A flow's identity for hashing: source, destination and the flow's index (standing in for
+/// the transport ports of a 5-tuple).
+pub fn flow_key(src: usize, dst: usize, flow: usize) -> u64 {
+    mix64(((src as u64) << 40) ^ ((dst as u64) << 20) ^ flow as u64)
+}

@@ -1,0 +1,300 @@
+//! Fabrics: generated topologies (counts and degrees), routing tables that scale with switches
+//! rather than hosts squared, ECMP spread over equal-cost paths (chi-square), determinism per
+//! seed, polarisation with one hash seed, per-packet spraying. docs/models/topology.md.
+
+mod common;
+
+use qcnsim_core::scenario::{self, NodeKind, Scenario};
+
+fn load(text: &str, overrides: &[&str]) -> Scenario {
+    let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    scenario::load(text, &ov).unwrap_or_else(|e| panic!("scenario failed: {e}\n{text}"))
+}
+
+/// Links per node.
+fn degrees(sc: &Scenario) -> Vec<usize> {
+    let mut d = vec![0; sc.nodes.len()];
+    for l in &sc.links {
+        d[l.a] += 1;
+        d[l.b] += 1;
+    }
+    d
+}
+
+fn node(sc: &Scenario, name: &str) -> usize {
+    sc.node_index[name]
+}
+
+const LEAF_SPINE: &str = r#"
+[meta]
+duration = "1ms"
+[topology]
+kind = "leaf-spine"
+leaves = 8
+spines = 4
+hosts_per_leaf = 16
+host_rate = "10Gbps"
+spine_rate = "40Gbps"
+host_delay = "1us"
+spine_delay = "2us"
+"#;
+
+#[test]
+fn leaf_spine_counts_degrees_and_tier_settings() {
+    let sc = load(
+        &format!("{LEAF_SPINE}\n[[flows]]\nsrc = \"h0\"\ndst = \"h127\"\nrate = \"1Gbps\"\n"),
+        &[],
+    );
+    let hosts = sc.nodes.iter().filter(|n| n.kind == NodeKind::Host).count();
+    assert_eq!(
+        (hosts, sc.nodes.len() - hosts, sc.links.len()),
+        (128, 12, 160)
+    );
+    let d = degrees(&sc);
+    for (i, n) in sc.nodes.iter().enumerate() {
+        let want = match n.name.as_str() {
+            s if s.starts_with("leaf") => 16 + 4,
+            s if s.starts_with("spine") => 8,
+            _ => 1,
+        };
+        assert_eq!(d[i], want, "{}", n.name);
+    }
+    for l in &sc.links {
+        let up = sc.nodes[l.a].kind == NodeKind::Switch;
+        assert_eq!(l.rate_bps, if up { 40e9 } else { 10e9 });
+        assert_eq!(l.delay, if up { 2_000_000 } else { 1_000_000 });
+    }
+    // host -> leaf -> spine -> leaf -> host
+    assert_eq!(sc.flows[0].path.len(), 4);
+    // generated elements are addressable by name: a port in the tables, a switch by --set
+    assert!(sc.port_by_name("leaf0->spine3").is_some());
+    let sc2 = load(
+        LEAF_SPINE,
+        &["topology.switches.spine1.buffer=20KB", "topology.spines=2"],
+    );
+    assert_eq!(sc2.nodes.len(), 128 + 10);
+    assert_eq!(
+        sc2.nodes[node(&sc2, "spine0")].buffer,
+        scenario::Capacity::Infinite
+    );
+    assert_eq!(
+        sc2.nodes[node(&sc2, "spine1")].buffer,
+        scenario::Capacity::Bytes(20_000)
+    );
+    let e =
+        scenario::load(LEAF_SPINE, &["topology.switches.spine5.buffer=20KB".into()]).unwrap_err();
+    assert_eq!(e.path, "topology.switches.spine5");
+    assert!(load(LEAF_SPINE, &["topology.switches.spine2.buffer=20KB"])
+        .nodes
+        .iter()
+        .any(|n| n.name == "spine2" && n.buffer == scenario::Capacity::Bytes(20_000)));
+}
+
+#[test]
+fn fat_tree_every_switch_has_k_ports() {
+    for k in [4usize, 6, 8] {
+        let sc = load(
+            &format!("[meta]\nduration = \"1ms\"\n[topology]\nkind = \"fat-tree\"\nk = {k}\n"),
+            &[],
+        );
+        let hosts = sc.nodes.iter().filter(|n| n.kind == NodeKind::Host).count();
+        assert_eq!(hosts, k * k * k / 4);
+        assert_eq!(sc.nodes.len() - hosts, 5 * k * k / 4);
+        let d = degrees(&sc);
+        for (i, n) in sc.nodes.iter().enumerate() {
+            let want = if n.kind == NodeKind::Switch { k } else { 1 };
+            assert_eq!(d[i], want, "k={k} {}", n.name);
+        }
+        // hosts in different pods are 6 hops apart
+        let far = format!("h{}", hosts - 1);
+        let p = sc
+            .routes
+            .path(&sc, node(&sc, "h0"), node(&sc, &far))
+            .unwrap();
+        assert_eq!(p.len(), 6);
+    }
+}
+
+#[test]
+fn explicit_elements_combine_with_a_generator() {
+    let text = format!(
+        "{LEAF_SPINE}\n[topology.links.\"leaf0-spine0\"]\ncut = true\n\
+         [[hosts]]\nname = \"probe\"\n[[links]]\nbetween = [\"probe\", \"spine0\"]\nrate = \"1Gbps\"\n\
+         [[flows]]\nsrc = \"probe\"\ndst = \"h0\"\nrate = \"1Gbps\"\n"
+    );
+    let sc = load(&text, &[]);
+    assert_eq!(sc.links.len(), 160 - 1 + 1);
+    assert!(sc.port_by_name("leaf0->spine0").is_none());
+    // probe -> spine0 -> (not leaf0 directly: cut) -> leafX -> spineY -> leaf0 -> h0
+    let names: Vec<String> = sc.flows[0].path.iter().map(|&p| sc.port_name(p)).collect();
+    assert_eq!(names.len(), 5, "{names:?}");
+    assert_eq!(names[0], "probe->spine0");
+    assert_eq!(names.last().unwrap(), "leaf0->h0");
+}
+
+/// `n` flows from every host of leaf0 to hosts of leaf1 over `spines` spines.
+fn two_leaves(spines: usize, flows: usize, extra: &str) -> String {
+    let mut s = format!(
+        "[meta]\nduration = \"1ms\"\n[topology]\nleaves = 2\nspines = {spines}\nhosts_per_leaf = 8\n{extra}\n"
+    );
+    for i in 0..flows {
+        s += &format!(
+            "[[flows]]\nsrc = \"h{}\"\ndst = \"h{}\"\nrate = \"1Mbps\"\n",
+            i % 8,
+            8 + (i / 8) % 8
+        );
+    }
+    s
+}
+
+fn spine_counts(sc: &Scenario, spines: usize) -> Vec<usize> {
+    let mut c = vec![0; spines];
+    for f in &sc.flows {
+        let (_, sp) = sc.port_ends(f.path[1]);
+        let name = &sc.nodes[sp].name;
+        c[name.trim_start_matches("spine").parse::<usize>().unwrap()] += 1;
+    }
+    c
+}
+
+#[test]
+fn ecmp_spreads_flows_over_all_equal_cost_paths() {
+    let spines = 4;
+    let n = 2000;
+    let text = two_leaves(spines, n, "[routing]\nmode = \"ecmp\"");
+    let sc = load(&text, &[]);
+    let c = spine_counts(&sc, spines);
+    let e = n as f64 / spines as f64;
+    let chi2: f64 = c.iter().map(|&o| (o as f64 - e).powi(2) / e).sum();
+    // 3 degrees of freedom: P(chi2 > 16.27) = 0.001
+    assert!(chi2 < 16.27, "counts {c:?}, chi2 {chi2}");
+    assert!(c.iter().all(|&o| o > 0));
+    // shortest path puts them all on one spine
+    let sc = load(&two_leaves(spines, 64, ""), &[]);
+    assert_eq!(
+        spine_counts(&sc, spines).iter().filter(|&&o| o > 0).count(),
+        1
+    );
+}
+
+#[test]
+fn ecmp_is_deterministic_per_seed() {
+    let text = two_leaves(4, 200, "[routing]\nmode = \"ecmp\"");
+    let paths = |seed: Option<u64>| -> Vec<Vec<usize>> {
+        scenario::load_seeded(&text, &[], seed)
+            .unwrap()
+            .flows
+            .iter()
+            .map(|f| f.path.clone())
+            .collect()
+    };
+    assert_eq!(paths(None), paths(None));
+    assert_eq!(paths(Some(7)), paths(Some(7)));
+    assert_ne!(paths(Some(7)), paths(Some(8)));
+    // a run's tables are identical for one seed
+    let a = common::run(&text, &[], Some(3));
+    let b = common::run(&text, &[], Some(3));
+    assert_eq!(format!("{:?}", a.tables), format!("{:?}", b.tables));
+}
+
+#[test]
+fn one_hash_seed_everywhere_polarises_a_fat_tree() {
+    // k = 4: flows from pod 0 to pod 1 pick an aggregation switch at the edge and a core at the
+    // aggregation switch. With one seed both picks are the same function of the flow, so
+    // only cores j*2+j (0 and 3) carry traffic; per-switch seeds use all four.
+    let mut text = "[meta]\nduration = \"1ms\"\n[topology]\nkind = \"fat-tree\"\nk = 4\n[routing]\nmode = \"ecmp\"\n".to_string();
+    for i in 0..400 {
+        text += &format!(
+            "[[flows]]\nsrc = \"h{}\"\ndst = \"h{}\"\nrate = \"1Mbps\"\n",
+            i % 4,
+            4 + (i / 4) % 4
+        );
+    }
+    let cores = |hash: &str| -> Vec<usize> {
+        let sc = load(&text, &[&format!("routing.hash_seed={hash}")]);
+        let mut c = vec![0; 4];
+        for f in &sc.flows {
+            let (_, core) = sc.port_ends(f.path[2]);
+            c[sc.nodes[core]
+                .name
+                .trim_start_matches("core")
+                .parse::<usize>()
+                .unwrap()] += 1;
+        }
+        c
+    };
+    let same = cores("\"same\"");
+    assert_eq!(same[1] + same[2], 0, "{same:?}");
+    let per = cores("\"per-switch\"");
+    assert!(per.iter().all(|&c| c > 50), "{per:?}");
+}
+
+#[test]
+fn spraying_uses_every_spine_and_delivers_everything() {
+    let text = format!(
+        "{}\n[routing]\nmode = \"spray\"\n[metrics]\nthroughput_ports = \"switches\"\n",
+        "[meta]\nduration = \"2ms\"\n[topology]\nleaves = 2\nspines = 4\nhosts_per_leaf = 1\nspine_rate = \"10Gbps\"\n[[flows]]\nsrc = \"h0\"\ndst = \"h1\"\nrate = \"8Gbps\"\nsize = \"500KB\"\n"
+    );
+    let (out, live, _) = common::run_with_live(&text);
+    let flows = common::table(&out, "flows");
+    assert_eq!(common::i64s(flows, "rx_bytes")[0], 500_000);
+    assert_eq!(live, 0);
+    let ports = common::table(&out, "ports");
+    let names = common::strs(ports, "port");
+    let tx = common::i64s(ports, "tx_frames");
+    for s in 0..4 {
+        let i = names
+            .iter()
+            .position(|n| n == &format!("leaf0->spine{s}"))
+            .unwrap();
+        // 334 frames over 4 spines: each well used
+        assert!(tx[i] > 40, "spine{s}: {}", tx[i]);
+    }
+    // refused with flow control
+    let e = scenario::load(&format!("{text}\n[flow_control]\nmode = \"pfc\"\n"), &[]).unwrap_err();
+    assert_eq!(e.path, "routing.mode");
+}
+
+/// Issue 10: routing tables scale with switches, not hosts squared. 100,000 hosts on one
+/// switch, and 100,000 hosts on a 2,000-leaf fabric, validate with tables of a few MB.
+#[test]
+fn hundred_thousand_hosts_validate_in_bounded_memory() {
+    let star = "[meta]\nduration = \"1ms\"\n[[switches]]\nname = \"sw\"\n[[hosts]]\nname = \"h{i}\"\ncount = 100000\n\
+                [[links]]\nbetween = [\"h{i}\", \"sw\"]\ncount = 100000\n\
+                [[flows]]\nsrc = \"h0\"\ndst = \"h99999\"\nrate = \"1Gbps\"\n";
+    let sc = load(star, &[]);
+    assert_eq!(sc.nodes.len(), 100_001);
+    assert!(sc.routes.bytes() < 4_000_000, "{} bytes", sc.routes.bytes());
+    let fabric = "[meta]\nduration = \"1ms\"\n[topology]\nleaves = 2000\nspines = 16\nhosts_per_leaf = 50\n\
+                  [routing]\nmode = \"ecmp\"\n[[flows]]\nsrc = \"h0\"\ndst = \"h99999\"\nrate = \"1Gbps\"\n";
+    let sc = load(fabric, &[]);
+    assert_eq!(sc.nodes.len(), 100_000 + 2016);
+    // 2016^2 (next port, distance) entries plus per-node and per-port arrays: ~30 MB, where a
+    // nodes x nodes table would take 41 GB
+    assert!(
+        sc.routes.bytes() < 40_000_000,
+        "{} bytes",
+        sc.routes.bytes()
+    );
+    assert_eq!(sc.flows[0].path.len(), 4);
+}
+
+/// The complete example of docs/scenario.md ("Build your own fabric") validates and runs.
+#[test]
+fn the_documented_fabric_example_runs() {
+    let doc = include_str!("../../../docs/scenario.md");
+    let at = doc.find("## Build your own fabric").expect("section");
+    let start = doc[at..].find("```toml\n").unwrap() + at + 8;
+    let end = doc[start..].find("```").unwrap() + start;
+    let text = &doc[start..end];
+    let sc = load(text, &[]);
+    assert_eq!(
+        sc.nodes.iter().filter(|n| n.kind == NodeKind::Host).count(),
+        33
+    );
+    // the flows from leaf1 use both spines (ECMP) and leaf3 only spine0 (cut)
+    assert!(sc.port_by_name("leaf3->spine1").is_none());
+    let out = common::run(text, &["meta.duration=\"2ms\""], None);
+    let flows = common::table(&out, "flows");
+    assert!(common::i64s(flows, "rx_bytes").iter().all(|&b| b > 0));
+}
