@@ -206,3 +206,49 @@ def load_runs(results_dir: Union[str, "os.PathLike[str]"]) -> List[Tuple[str, Re
     if not runs:
         raise FileNotFoundError(f"{d}: no qcnsim results (run.json) found")
     return runs
+
+
+#: The flow-size bins of the ``fct`` summary rows (bytes): below 100 KB, 100 KB to 1 MB, above.
+FCT_BINS = ((0, 100_000, "<100KB"), (100_000, 1_000_000, "100KB-1MB"), (1_000_000, None, ">1MB"))
+
+
+def fct_slowdown(runs: Runs, out: Union[str, "os.PathLike[str]"],
+                 title: str = "Flow completion time slowdown vs flow size") -> Optional[Path]:
+    """Slowdown (FCT / ideal FCT) vs flow size from the ``fct`` table: every finished flow as a
+    faint point, and per size bin (< 100 KB, 100 KB-1 MB, > 1 MB) the median and the 99th
+    percentile of each run as lines. Unfinished flows are left out (their count is in the
+    legend)."""
+    runs = _runs(runs)
+    data = [(label, r.tables.get("fct")) for label, r in runs]
+    data = [(label, t) for label, t in data if t is not None and t.height]
+    if not data:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for i, (label, t) in enumerate(data):
+        color = f"C{i % 10}"
+        done = t.filter(pl.col("finished"))
+        ax.scatter(done["size_bytes"].to_list(), done["slowdown"].to_list(), s=4, alpha=0.15,
+                   color=color)
+        xs, p50, p99 = [], [], []
+        for lo, hi, _ in FCT_BINS:
+            b = done.filter((pl.col("size_bytes") >= lo) & (pl.col("size_bytes") < (hi or 2**62)))
+            if b.height == 0:
+                continue
+            xs.append(float(b["size_bytes"].median()))
+            p50.append(float(b["slowdown"].quantile(0.5, "nearest")))
+            p99.append(float(b["slowdown"].quantile(0.99, "nearest")))
+        unfinished = t.height - done.height
+        name = label or "run"
+        ax.plot(xs, p50, "o-", color=color, label=f"{name} median ({unfinished} unfinished)")
+        ax.plot(xs, p99, "s--", color=color, label=f"{name} p99")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("flow size (bytes)")
+    ax.set_ylabel("slowdown (FCT / ideal FCT)")
+    ax.set_title(title)
+    ax.legend(fontsize=7, ncol=2)
+    ax.grid(True, which="both", alpha=0.3)
+    out = Path(out)
+    fig.savefig(out, dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    return out

@@ -34,6 +34,8 @@ pub mod kinds {
     pub const NIC_FB: u32 = 6;
     /// Per-packet spraying: the equal-cost port of each data frame at each switch.
     pub const SPRAY: u32 = 7;
+    /// Generated workloads (flow arrivals, sizes, destinations), one stream per workload.
+    pub const WORKLOAD: u32 = 8;
 }
 
 #[inline]

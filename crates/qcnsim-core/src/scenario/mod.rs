@@ -9,6 +9,7 @@ pub mod reader;
 pub mod routes;
 pub mod sweep;
 pub mod topology;
+pub mod workload;
 
 use crate::api::ScenarioError;
 use crate::proto::bcn::{BcnCpParams, BcnRpParams};
@@ -516,10 +517,36 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
         }
         None => root,
     };
+    // workloads need the run's seed and length before [meta] is read (a bad [meta] is
+    // reported by its reader below)
+    let meta_seed = root
+        .get("meta")
+        .and_then(|m| m.get("seed"))
+        .and_then(|s| s.as_integer())
+        .map_or(1, |s| s as u64);
+    let meta_duration = root
+        .get("meta")
+        .and_then(|m| m.get("duration"))
+        .and_then(|d| d.as_str())
+        .and_then(|d| units::parse_time(d).ok())
+        .unwrap_or(units::SEC);
+    let with_workloads;
+    let mut work_json = None;
+    let root = match workload::generate(root, seed_over.unwrap_or(meta_seed), meta_duration)? {
+        Some((t, j)) => {
+            with_workloads = t;
+            work_json = Some(j);
+            &with_workloads
+        }
+        None => root,
+    };
     let mut r = TableReader::new("", root);
     let mut resolved = Map::new();
     if let Some(j) = topo_json {
         resolved.insert("topology".into(), j);
+    }
+    if let Some(j) = work_json {
+        resolved.insert("workloads".into(), j);
     }
 
     // [meta]

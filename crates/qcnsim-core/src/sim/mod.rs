@@ -30,6 +30,7 @@ use std::time::Instant;
 mod bcn;
 mod cm;
 mod fabric;
+mod fct;
 mod multicast;
 mod nicfb;
 mod output;

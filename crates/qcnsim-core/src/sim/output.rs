@@ -48,6 +48,7 @@ impl<'a> Sim<'a> {
             })
             .unzip();
         let ba_available = self.ba_available_s();
+        let fct = self.fct_table();
         let mut rec = self.rec;
         let mut tables = Vec::new();
 
@@ -438,6 +439,10 @@ impl<'a> Sim<'a> {
         }
         let mut summary =
             crate::summary::summarize(sc, &tables, rec.events_dropped, self.fc.recs_dropped);
+        if let Some((fct, rows)) = fct {
+            crate::summary::append_rows(&mut summary, rows);
+            tables.push(fct);
+        }
         if let Some(members) = mc_members {
             let rows = Self::mc_summary_rows(sc, &self.flows, &self.mc_win, &tables);
             crate::summary::append_rows(&mut summary, rows);

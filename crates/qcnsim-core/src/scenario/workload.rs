@@ -1,0 +1,584 @@
+//! Workloads (docs/models/workload.md): `[[workloads]]` entries expand, when the scenario is
+//! loaded, into ordinary finite `[[flows]]` entries appended after the explicit ones, so
+//! routing, validation, names and tables treat them like written flows.
+//!
+//! - `kind = "poisson"`: every source host starts flows at Poisson arrivals whose rate makes
+//!   the offered load of its NIC link `load` (rate = load × link rate / mean flow size), with
+//!   sizes drawn from a flow-size CDF (shipped: `websearch`, `datamining`, `hadoop`, files in
+//!   python/qcnsim/workloads/, or the scenario's own `cdf = [[bytes, p], ...]`) and
+//!   destinations by `pattern`: `all-to-all` (uniform over the other hosts), `permutation`
+//!   (one random derangement, fixed for the run) or `many-to-one` (every flow to `dst`);
+//! - `kind = "incast"`: N senders of S bytes each to one receiver, at the given times or
+//!   periodically.
+//!
+//! Draws come from their own random stream per workload (kind WORKLOAD), derived from the
+//! run's seed.
+
+use super::reader::{show, Res, TableReader};
+use crate::api::ScenarioError;
+use crate::engine::rng::kinds;
+use crate::engine::{Rng, StreamId};
+use crate::units::{self, SimTime};
+use serde_json::Value as Json;
+use toml::{Table, Value};
+
+/// At most this many generated flows in a scenario.
+pub const MAX_FLOWS: usize = 200_000;
+
+/// Shipped flow-size distributions: (name, file text).
+pub const SHIPPED: &[(&str, &str)] = &[
+    (
+        "websearch",
+        include_str!("../../../../python/qcnsim/workloads/websearch.cdf"),
+    ),
+    (
+        "datamining",
+        include_str!("../../../../python/qcnsim/workloads/datamining.cdf"),
+    ),
+    (
+        "hadoop",
+        include_str!("../../../../python/qcnsim/workloads/hadoop.cdf"),
+    ),
+];
+
+/// A piecewise-linear flow-size CDF: points (bytes, cumulative probability), sizes and
+/// probabilities non-decreasing, from probability 0 to 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cdf {
+    pub points: Vec<(f64, f64)>,
+}
+
+impl Cdf {
+    pub fn new(points: Vec<(f64, f64)>) -> Result<Cdf, String> {
+        if points.len() < 2 {
+            return Err("at least two points [bytes, probability]".into());
+        }
+        if points[0].1 != 0.0 || points[points.len() - 1].1 != 1.0 {
+            return Err("probabilities from 0 (first point) to 1 (last point)".into());
+        }
+        for w in points.windows(2) {
+            if !(w[1].0 >= w[0].0 && w[1].1 >= w[0].1) {
+                return Err(format!(
+                    "sizes and probabilities that never decrease ({:?} then {:?})",
+                    w[0], w[1]
+                ));
+            }
+        }
+        if points.iter().any(|&(x, _)| !(0.0..=1e12).contains(&x)) {
+            return Err("sizes from 0 to 1e12 bytes".into());
+        }
+        if points[points.len() - 1].0 < 1.0 {
+            return Err("a largest size of at least 1 byte".into());
+        }
+        Ok(Cdf { points })
+    }
+
+    /// Parse a CDF file: `bytes probability` per line, `#` comments.
+    pub fn parse(text: &str) -> Result<Cdf, String> {
+        let mut pts = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let v: Vec<f64> = line
+                .split_whitespace()
+                .map(|x| x.parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!("line {}: two numbers", i + 1))?;
+            if v.len() != 2 {
+                return Err(format!("line {}: two numbers", i + 1));
+            }
+            pts.push((v[0], v[1]));
+        }
+        Cdf::new(pts)
+    }
+
+    pub fn shipped(name: &str) -> Option<Cdf> {
+        SHIPPED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| Cdf::parse(t).expect("shipped CDF parses"))
+    }
+
+    /// The size at cumulative probability `u` in [0, 1] (linear between points).
+    pub fn quantile(&self, u: f64) -> f64 {
+        let p = &self.points;
+        for i in 1..p.len() {
+            if u <= p[i].1 && p[i].1 > p[i - 1].1 {
+                let (x0, y0) = p[i - 1];
+                let (x1, y1) = p[i];
+                return x0 + (x1 - x0) * (u - y0) / (y1 - y0);
+            }
+        }
+        p[p.len() - 1].0
+    }
+
+    /// Mean flow size, bytes (the integral of the piecewise-linear quantile function), of
+    /// sizes as drawn (at least 1 byte).
+    pub fn mean(&self) -> f64 {
+        self.points
+            .windows(2)
+            .map(|w| (w[0].0 + w[1].0) / 2.0 * (w[1].1 - w[0].1))
+            .sum::<f64>()
+            .max(1.0)
+    }
+
+    /// Draw a size, whole bytes, at least 1.
+    pub fn draw(&self, rng: &mut Rng) -> u64 {
+        (self.quantile(rng.next_f64()).round() as u64).max(1)
+    }
+}
+
+/// The hosts of the (expanded) root table, in order, with their NIC link rate.
+fn hosts_and_rates(root: &Table) -> Vec<(String, f64)> {
+    let def = root
+        .get("defaults")
+        .and_then(|d| d.get("link_rate"))
+        .and_then(|r| r.as_str())
+        .and_then(|s| units::parse_rate(s).ok())
+        .unwrap_or(10e9);
+    let names: Vec<String> = root
+        .get("hosts")
+        .and_then(|h| h.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|h| h.get("name").and_then(|n| n.as_str()).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut rate: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
+    if let Some(links) = root.get("links").and_then(|l| l.as_array()) {
+        for l in links {
+            let r = l
+                .get("rate")
+                .and_then(|r| r.as_str())
+                .and_then(|s| units::parse_rate(s).ok())
+                .unwrap_or(def);
+            if let Some(b) = l.get("between").and_then(|b| b.as_array()) {
+                for e in b {
+                    if let Some(n) = e.as_str() {
+                        rate.entry(n).or_insert(r);
+                    }
+                }
+            }
+        }
+    }
+    names
+        .iter()
+        .map(|n| (n.clone(), rate.get(n.as_str()).copied().unwrap_or(def)))
+        .collect()
+}
+
+struct NewFlow {
+    start: SimTime,
+    src: usize,
+    dst: usize,
+    size: u64,
+}
+
+/// Expand `[[workloads]]`: the root with the generated flows appended to `flows`, and the
+/// resolved workloads. `seed` is the run's seed, `duration` the run's length.
+pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table, Json)>> {
+    let Some(v) = root.get("workloads") else {
+        return Ok(None);
+    };
+    let Value::Array(items) = v else {
+        return Err(ScenarioError::new(
+            "workloads",
+            show(v),
+            "an array of tables ([[workloads]])",
+        ));
+    };
+    let hosts = hosts_and_rates(root);
+    let host_ix = |t: &TableReader, key: &str, name: &str| -> Res<usize> {
+        hosts.iter().position(|(n, _)| n == name).ok_or_else(|| {
+            t.err(
+                key,
+                format!("{name:?}"),
+                "the name of a host (written or generated)",
+            )
+        })
+    };
+    let mut out_flows: Vec<Value> = match root.get("flows") {
+        Some(Value::Array(a)) => a.clone(),
+        _ => Vec::new(),
+    };
+    let mut resolved = Vec::new();
+    let mut names = std::collections::HashSet::new();
+    for (w, item) in items.iter().enumerate() {
+        let path = format!("workloads.{w}");
+        let Value::Table(tt) = item else {
+            return Err(ScenarioError::new(path, show(item), "a table"));
+        };
+        let mut t = TableReader::new(path, tt);
+        let name = t.str_or("name", &format!("w{w}"))?;
+        if !names.insert(name.clone()) {
+            return Err(t.err(
+                "name",
+                format!("{name:?}"),
+                "a name not used by another workload",
+            ));
+        }
+        let kind = t.choice("kind", "poisson", &["poisson", "incast"])?;
+        let start = t.time_or("start", 0)?;
+        let stop = t.time_or("stop", duration)?.min(duration);
+        if start >= stop {
+            return Err(t.err(
+                "start",
+                format!("{:?}", units::fmt_time(start)),
+                "a time before stop and before meta.duration",
+            ));
+        }
+        let frame = t.bytes_or("frame", 1500)?;
+        if !(64..=9216).contains(&frame) {
+            return Err(t.err(
+                "frame",
+                format!("\"{frame}B\""),
+                "a frame size from 64B to 9216B",
+            ));
+        }
+        let priority = t.int_in("priority", 0, 0, 7)?;
+        let rate = t.opt_rate("rate")?;
+        // participating hosts
+        let members: Vec<usize> = match t.opt_str_list("hosts")? {
+            None => (0..hosts.len()).collect(),
+            Some(list) => list
+                .iter()
+                .map(|n| host_ix(&t, "hosts", n))
+                .collect::<Res<_>>()?,
+        };
+        let mut rng = Rng::stream(seed, StreamId::new(kinds::WORKLOAD, w as u32, 0));
+        let mut flows: Vec<NewFlow> = Vec::new();
+        if kind == "poisson" {
+            let cdf = match (t.opt_str("sizes")?, t.raw("cdf")) {
+                (Some(_), Some(_)) => {
+                    return Err(t.err("cdf", "given with sizes", "either sizes (a shipped distribution) or cdf (your own points)"))
+                }
+                (Some(s), None) => Cdf::shipped(&s).ok_or_else(|| {
+                    t.err(
+                        "sizes",
+                        format!("{s:?}"),
+                        format!(
+                            "a shipped distribution ({}) or cdf = [[bytes, probability], ...]",
+                            SHIPPED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                        ),
+                    )
+                })?,
+                (None, Some(v)) => {
+                    let pts = cdf_points(v).map_err(|e| t.err("cdf", show(v), e))?;
+                    Cdf::new(pts).map_err(|e| t.err("cdf", show(v), e))?
+                }
+                (None, None) => {
+                    return Err(t.err("sizes", "missing", "a shipped distribution (websearch, datamining, hadoop) or cdf = [[bytes, probability], ...]"))
+                }
+            };
+            let load = t.f64_in("load", 0.5, 1e-6, 1.0)?;
+            let pattern = t.choice(
+                "pattern",
+                "all-to-all",
+                &["all-to-all", "permutation", "many-to-one"],
+            )?;
+            let mean = cdf.mean();
+            t.put("mean_size_bytes", Json::from(mean));
+            let target = if pattern == "many-to-one" {
+                let d = t.req_str("dst")?;
+                Some(host_ix(&t, "dst", &d)?)
+            } else {
+                None
+            };
+            let senders: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&h| Some(h) != target)
+                .collect();
+            if senders.is_empty() || (target.is_none() && members.len() < 2) {
+                return Err(t.err(
+                    "hosts",
+                    format!("{} hosts", members.len()),
+                    "at least two hosts (a source and a destination)",
+                ));
+            }
+            // permutation: a random derangement of the members
+            let perm: Vec<usize> = if pattern == "permutation" {
+                let n = members.len();
+                let mut p: Vec<usize> = (0..n).collect();
+                loop {
+                    for i in (1..n).rev() {
+                        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+                        p.swap(i, j);
+                    }
+                    if (0..n).all(|i| p[i] != i) {
+                        break;
+                    }
+                }
+                p
+            } else {
+                Vec::new()
+            };
+            for (k, &s) in senders.iter().enumerate() {
+                let link = hosts[s].1;
+                let lambda = load * link / (8.0 * mean); // flows per second
+                let mean_gap_ps = units::SEC as f64 / lambda;
+                let mut tt = start as f64;
+                loop {
+                    tt += rng.exponential(mean_gap_ps);
+                    if tt >= stop as f64 {
+                        break;
+                    }
+                    let dst = match pattern.as_str() {
+                        "many-to-one" => target.unwrap_or(0),
+                        "permutation" => {
+                            members[perm[members.iter().position(|&m| m == s).unwrap_or(k)]]
+                        }
+                        _ => {
+                            let j = (rng.next_u64() % (members.len() as u64 - 1)) as usize;
+                            let pos = members.iter().position(|&m| m == s).unwrap_or(0);
+                            members[if j >= pos { j + 1 } else { j }]
+                        }
+                    };
+                    flows.push(NewFlow {
+                        start: tt as SimTime,
+                        src: s,
+                        dst,
+                        size: cdf.draw(&mut rng),
+                    });
+                    if flows.len() > MAX_FLOWS {
+                        return Err(t.err("load", load.to_string(), format!("a workload of at most {MAX_FLOWS} flows (lower load, fewer hosts or a shorter window)")));
+                    }
+                }
+            }
+        } else {
+            let d = t.req_str("dst")?;
+            let dst = host_ix(&t, "dst", &d)?;
+            let size = t.opt_bytes("size")?.ok_or_else(|| {
+                t.err(
+                    "size",
+                    "missing",
+                    "the bytes each sender sends, e.g. \"64KB\"",
+                )
+            })?;
+            if size == 0 {
+                return Err(t.err("size", "\"0B\"", "a size above zero"));
+            }
+            let senders: Vec<usize> = match t.raw("senders") {
+                Some(Value::Integer(n)) => {
+                    let pool: Vec<usize> = members.iter().copied().filter(|&h| h != dst).collect();
+                    if *n < 1 || *n as usize > pool.len() {
+                        return Err(t.err(
+                            "senders",
+                            n.to_string(),
+                            format!("from 1 to {} (the hosts other than dst)", pool.len()),
+                        ));
+                    }
+                    // the first n of a random shuffle of the other hosts
+                    let mut p = pool;
+                    for i in (1..p.len()).rev() {
+                        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+                        p.swap(i, j);
+                    }
+                    p.truncate(*n as usize);
+                    p
+                }
+                Some(Value::Array(_)) => {
+                    let list = t.opt_str_list("senders")?.unwrap_or_default();
+                    let v = list
+                        .iter()
+                        .map(|n| host_ix(&t, "senders", n))
+                        .collect::<Res<Vec<_>>>()?;
+                    if v.contains(&dst) {
+                        return Err(t.err("senders", format!("{list:?}"), "hosts other than dst"));
+                    }
+                    v
+                }
+                Some(v) => {
+                    return Err(t.err(
+                        "senders",
+                        show(v),
+                        "a number of senders or a list of host names",
+                    ))
+                }
+                None => {
+                    return Err(t.err(
+                        "senders",
+                        "missing",
+                        "a number of senders or a list of host names",
+                    ))
+                }
+            };
+            let times: Vec<SimTime> = match (t.raw("at"), t.opt_time("period")?) {
+                (Some(_), Some(_)) => {
+                    return Err(t.err(
+                        "period",
+                        "given with at",
+                        "either at (a list of times) or period",
+                    ))
+                }
+                (Some(Value::Array(a)), None) => a
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| match v.as_str().map(units::parse_time) {
+                        Some(Ok(x)) if x < duration => Ok(x),
+                        _ => Err(ScenarioError::new(
+                            format!("{}.{i}", t.field("at")),
+                            show(v),
+                            "a time within the run such as \"1ms\"",
+                        )),
+                    })
+                    .collect::<Res<_>>()?,
+                (Some(v), None) => {
+                    return Err(t.err("at", show(v), "a list of times such as [\"1ms\", \"5ms\"]"))
+                }
+                (None, Some(p)) => {
+                    if p == 0 {
+                        return Err(t.err("period", "\"0s\"", "a period above zero"));
+                    }
+                    let n = (stop - start).div_ceil(p);
+                    if n as usize * senders.len() > MAX_FLOWS {
+                        return Err(t.err(
+                            "period",
+                            units::fmt_time(p),
+                            format!("a period giving at most {MAX_FLOWS} flows"),
+                        ));
+                    }
+                    (0..n).map(|k| start + k * p).collect()
+                }
+                (None, None) => vec![start],
+            };
+            if let Some(Value::Array(_)) = t.raw("at") {
+                t.put(
+                    "at",
+                    Json::from(
+                        times
+                            .iter()
+                            .map(|&x| units::fmt_time(x))
+                            .collect::<Vec<_>>(),
+                    ),
+                );
+            }
+            for &at in &times {
+                for &s in &senders {
+                    flows.push(NewFlow {
+                        start: at,
+                        src: s,
+                        dst,
+                        size,
+                    });
+                }
+            }
+        }
+        flows.sort_by_key(|f| (f.start, f.src));
+        let n = flows.len();
+        for (k, f) in flows.into_iter().enumerate() {
+            let mut e = Table::new();
+            e.insert("name".into(), Value::String(format!("{name}.{k}")));
+            e.insert("src".into(), Value::String(hosts[f.src].0.clone()));
+            e.insert("dst".into(), Value::String(hosts[f.dst].0.clone()));
+            let r = rate.unwrap_or(hosts[f.src].1);
+            e.insert("rate".into(), Value::String(format!("{r}bps")));
+            e.insert("size".into(), Value::String(format!("{}B", f.size)));
+            e.insert("start".into(), Value::String(format!("{}ps", f.start)));
+            e.insert("frame".into(), Value::String(format!("{frame}B")));
+            e.insert("priority".into(), Value::Integer(priority));
+            out_flows.push(Value::Table(e));
+        }
+        let mut j = t.finish()?;
+        j.insert("generated_flows".into(), Json::from(n));
+        resolved.push(Json::Object(j));
+        if out_flows.len() > MAX_FLOWS {
+            return Err(ScenarioError::new(
+                "workloads",
+                format!("{} flows", out_flows.len()),
+                format!("at most {MAX_FLOWS} flows in all"),
+            ));
+        }
+    }
+    let mut out = root.clone();
+    out.remove("workloads");
+    out.insert("flows".into(), Value::Array(out_flows));
+    Ok(Some((out, Json::Array(resolved))))
+}
+
+fn cdf_points(v: &Value) -> Result<Vec<(f64, f64)>, String> {
+    let what = "an array of [bytes, probability] pairs";
+    let Value::Array(a) = v else {
+        return Err(what.into());
+    };
+    a.iter()
+        .map(|p| {
+            let num = |x: &Value| x.as_float().or_else(|| x.as_integer().map(|i| i as f64));
+            match p.as_array().map(|q| q.as_slice()) {
+                Some([x, y]) => match (num(x), num(y)) {
+                    (Some(x), Some(y)) => Ok((x, y)),
+                    _ => Err(what.into()),
+                },
+                _ => Err(what.into()),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_cdfs_parse_with_their_published_means() {
+        // the mean of the piecewise-linear web-search CDF, by hand from its points: 1.71 MB
+        let ws = Cdf::shipped("websearch").unwrap();
+        let hand = 0.15 * 5000.0
+            + 0.05 * 15000.0
+            + 0.1 * 25000.0
+            + 0.1 * 40000.0
+            + 0.13 * 65000.0
+            + 0.07 * 140000.0
+            + 0.1 * 600000.0
+            + 0.1 * 1.5e6
+            + 0.1 * 3.5e6
+            + 0.07 * 7.5e6
+            + 0.03 * 2e7;
+        assert!((ws.mean() - hand).abs() < 1e-3, "{} vs {hand}", ws.mean());
+        assert!((Cdf::shipped("datamining").unwrap().mean() - 12_658_198.6).abs() < 1.0);
+        assert!((Cdf::shipped("hadoop").unwrap().mean() - 120_420.75).abs() < 1e-3);
+        for (n, text) in SHIPPED {
+            assert!(text.starts_with("# "), "{n} has a source header");
+        }
+    }
+
+    #[test]
+    fn quantiles_interpolate_and_draws_follow_the_cdf() {
+        let c = Cdf::new(vec![(0.0, 0.0), (100.0, 0.5), (100.0, 0.8), (1000.0, 1.0)]).unwrap();
+        assert_eq!(c.quantile(0.25), 50.0);
+        assert_eq!(c.quantile(0.6), 100.0); // the point mass at 100
+        assert_eq!(c.quantile(0.9), 550.0);
+        let mut rng = Rng::from_seed(5);
+        let n = 100_000;
+        let draws: Vec<u64> = (0..n).map(|_| c.draw(&mut rng)).collect();
+        let frac = |x: u64| draws.iter().filter(|&&d| d <= x).count() as f64 / n as f64;
+        assert!((frac(50) - 0.25).abs() < 0.01);
+        assert!((frac(100) - 0.8).abs() < 0.01);
+        let mean = draws.iter().sum::<u64>() as f64 / n as f64;
+        assert!(
+            (mean - c.mean()).abs() / c.mean() < 0.02,
+            "{mean} vs {}",
+            c.mean()
+        );
+    }
+
+    #[test]
+    fn bad_cdfs() {
+        // (points, complaint)
+        #[rustfmt::skip]
+        let cases: &[(&[(f64, f64)], &str)] = &[
+            (&[(0.0, 0.0)], "two points"),
+            (&[(0.0, 0.1), (10.0, 1.0)], "from 0"),
+            (&[(0.0, 0.0), (10.0, 0.9)], "to 1"),
+            (&[(0.0, 0.0), (10.0, 0.6), (5.0, 1.0)], "never decrease"),
+            (&[(0.0, 0.0), (10.0, 0.6), (20.0, 0.5), (30.0, 1.0)], "never decrease"),
+        ];
+        for (pts, want) in cases {
+            let e = Cdf::new(pts.to_vec()).unwrap_err();
+            assert!(e.contains(want), "{pts:?}: {e}");
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! Workloads and flow completion times: Poisson arrivals at a target load with sizes from a
+//! CDF, the traffic patterns, incast, the `fct` table and its summary rows.
+//! docs/models/workload.md, docs/tables.md.
+
+mod common;
+
+use qcnsim_core::scenario::{self, Scenario};
+
+const FABRIC: &str = r#"
+[meta]
+duration = "20ms"
+[topology]
+leaves = 2
+spines = 2
+hosts_per_leaf = 4
+host_rate = "10Gbps"
+spine_rate = "40Gbps"
+[routing]
+mode = "ecmp"
+"#;
+
+fn load(text: &str) -> Scenario {
+    scenario::load(text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+#[test]
+fn poisson_arrivals_offer_the_target_load() {
+    // each of 8 hosts offers 0.4 x 10 Gb/s of web-search flows over 1 s of arrivals
+    let text = format!(
+        "{}\n[[workloads]]\nname = \"ws\"\nsizes = \"websearch\"\nload = 0.4\nstop = \"1s\"\n",
+        FABRIC.replace("20ms", "1s")
+    );
+    let sc = load(&text);
+    let bytes: u64 = sc.flows.iter().map(|f| f.size_bytes.unwrap()).sum();
+    let offered = bytes as f64 * 8.0 / 8.0 / 1.0; // per host, per second
+    let want = 0.4 * 10e9;
+    // about 2,400 flows with a heavy tail: within 10 %
+    assert!((offered / want - 1.0).abs() < 0.1, "{offered} vs {want}");
+    // all-to-all: never to itself, every other host used
+    assert!(sc.flows.iter().all(|f| f.src != f.dst));
+    let mut dsts: Vec<usize> = sc.flows.iter().map(|f| f.dst).collect();
+    dsts.sort();
+    dsts.dedup();
+    assert_eq!(dsts.len(), 8);
+    // sorted by start, named by workload
+    assert!(sc.flows.windows(2).all(|w| w[0].start <= w[1].start));
+    assert_eq!(sc.flows[0].name, "ws.0");
+    // inter-arrival times of one source are exponential: coefficient of variation near 1
+    let src0 = sc.flows[0].src;
+    let t: Vec<f64> = sc
+        .flows
+        .iter()
+        .filter(|f| f.src == src0)
+        .map(|f| f.start as f64)
+        .collect();
+    let gaps: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
+    let m = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    let sd = (gaps.iter().map(|g| (g - m).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt();
+    assert!((sd / m - 1.0).abs() < 0.15, "cv {}", sd / m);
+}
+
+#[test]
+fn patterns_and_incast() {
+    let perm = load(&format!(
+        "{FABRIC}\n[[workloads]]\nsizes = \"hadoop\"\nload = 0.3\npattern = \"permutation\"\n"
+    ));
+    // a permutation: each source always sends to the same destination, and no two sources
+    // share one
+    let mut pairs: Vec<(usize, usize)> = perm.flows.iter().map(|f| (f.src, f.dst)).collect();
+    pairs.sort();
+    pairs.dedup();
+    assert_eq!(pairs.len(), 8, "{pairs:?}");
+    let mut d: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+    d.sort();
+    d.dedup();
+    assert_eq!(d.len(), 8);
+    let m2o = load(&format!(
+        "{FABRIC}\n[[workloads]]\ncdf = [[1000, 0.0], [1000, 1.0]]\nload = 0.1\npattern = \"many-to-one\"\ndst = \"h3\"\n"
+    ));
+    assert!(m2o
+        .flows
+        .iter()
+        .all(|f| f.dst == m2o.node_index["h3"] && f.size_bytes == Some(1000)));
+    let inc = load(&format!(
+        "{FABRIC}\n[[workloads]]\nname = \"incast\"\nkind = \"incast\"\nsenders = 5\ndst = \"h0\"\nsize = \"64KB\"\nperiod = \"5ms\"\nstart = \"1ms\"\n"
+    ));
+    // 20ms run, every 5ms from 1ms: 4 rounds of 5 senders
+    assert_eq!(inc.flows.len(), 20);
+    assert!(inc.flows.iter().all(|f| f.size_bytes == Some(64_000)));
+    assert_eq!(inc.flows[5].start, 6_000_000_000);
+    let at = load(&format!(
+        "{FABRIC}\n[[workloads]]\nkind = \"incast\"\nsenders = [\"h4\", \"h5\"]\ndst = \"h0\"\nsize = \"1KB\"\nat = [\"1ms\", \"2ms\"]\n"
+    ));
+    assert_eq!(at.flows.len(), 4);
+}
+
+#[test]
+fn workloads_follow_the_run_seed() {
+    let text = format!("{FABRIC}\n[[workloads]]\nsizes = \"websearch\"\nload = 0.3\n");
+    let sizes = |seed: Option<u64>| -> Vec<Option<u64>> {
+        scenario::load_seeded(&text, &[], seed)
+            .unwrap()
+            .flows
+            .iter()
+            .map(|f| f.size_bytes)
+            .collect()
+    };
+    assert_eq!(sizes(Some(4)), sizes(Some(4)));
+    assert_ne!(sizes(Some(4)), sizes(Some(5)));
+}
+
+#[test]
+fn bad_workloads() {
+    // (workload body, error path, shows)
+    #[rustfmt::skip]
+    let cases: &[(&str, &str, &str)] = &[
+        ("sizes = \"facebook\"", "workloads.0.sizes", "websearch"),
+        ("load = 0.5", "workloads.0.sizes", "missing"),
+        ("sizes = \"websearch\"\nload = 1.5", "workloads.0.load", "1.5"),
+        ("cdf = [[0, 0.0], [10, 0.5]]", "workloads.0.cdf", "to 1"),
+        ("cdf = [[0, 0.0], [\"x\", 1.0]]", "workloads.0.cdf", "pairs"),
+        ("sizes = \"websearch\"\npattern = \"many-to-one\"", "workloads.0.dst", "missing"),
+        ("sizes = \"websearch\"\nhosts = [\"h0\", \"nobody\"]", "workloads.0.hosts", "nobody"),
+        ("kind = \"incast\"\ndst = \"h0\"\nsize = \"1KB\"\nsenders = 9", "workloads.0.senders", "9"),
+        ("kind = \"incast\"\ndst = \"h0\"\nsize = \"1KB\"\nsenders = [\"h0\"]", "workloads.0.senders", "other than dst"),
+        ("kind = \"incast\"\ndst = \"h0\"\nsenders = 2", "workloads.0.size", "missing"),
+        ("kind = \"incast\"\ndst = \"h0\"\nsize = \"1KB\"\nsenders = 2\nat = [\"1s\"]", "workloads.0.at.0", "1s"),
+        ("sizes = \"websearch\"\nspeed = 3", "workloads.0.speed", "unknown"),
+    ];
+    for (body, path, shows) in cases {
+        let text = format!("{FABRIC}\n[[workloads]]\n{body}\n");
+        let e = scenario::load(&text, &[])
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {body}"));
+        assert_eq!(e.path, *path, "{body}: {e}");
+        assert!(e.to_string().contains(shows), "{body}: {e}");
+    }
+}
+
+#[test]
+fn fct_table_on_an_idle_path_equals_the_ideal() {
+    // one flow at a time (far apart): every slowdown is exactly 1
+    let text = format!(
+        "{FABRIC}\n[[workloads]]\nkind = \"incast\"\nsenders = [\"h4\"]\ndst = \"h0\"\nsize = \"150KB\"\nperiod = \"2ms\"\n"
+    );
+    let out = common::run(&text, &[], None);
+    let fct = common::table(&out, "fct");
+    let s = common::f64s(fct, "slowdown");
+    assert_eq!(s.len(), 10);
+    assert!(s.iter().all(|&x| x == 1.0), "{s:?}");
+    assert!(common::bools(fct, "finished").iter().all(|&b| b));
+    let p99 = common::summary_value(&out, "fct_slowdown_p99", "100KB-1MB").unwrap();
+    assert_eq!(p99, 1.0);
+    let unfinished = common::summary_value(&out, "flows_unfinished", "all sizes").unwrap();
+    assert_eq!(unfinished, 0.0);
+}
+
+#[test]
+fn unfinished_flows_are_reported_never_negative() {
+    // 16 senders of 1 MB into one host with a 100 KB buffer, no flow control: frames are
+    // dropped, open-loop flows cannot finish
+    let text = format!(
+        "{}\n[[workloads]]\nkind = \"incast\"\nsenders = 7\ndst = \"h0\"\nsize = \"1MB\"\nat = [\"1ms\"]\n",
+        FABRIC.replace("spine_rate = \"40Gbps\"", "spine_rate = \"40Gbps\"\nleaf_buffer = \"100KB\"")
+    );
+    let out = common::run(&text, &[], None);
+    let fct = common::table(&out, "fct");
+    let fin = common::bools(fct, "finished");
+    let f = common::f64s(fct, "fct_ps");
+    let s = common::f64s(fct, "slowdown");
+    assert!(fin.iter().any(|&b| !b), "some flow lost frames");
+    for i in 0..fin.len() {
+        if fin[i] {
+            assert!(f[i] > 0.0 && s[i] >= 1.0);
+        } else {
+            assert!(f[i].is_nan() && s[i].is_nan());
+        }
+    }
+    let unfinished = common::summary_value(&out, "flows_unfinished", "all sizes").unwrap();
+    assert_eq!(unfinished, fin.iter().filter(|&&b| !b).count() as f64);
+}

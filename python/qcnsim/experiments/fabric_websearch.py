@@ -1,0 +1,46 @@
+"""fabric-websearch: web-search flows on a 128-host leaf-spine, QCN vs PFC at 30/50/70 % load.
+
+Draws ``fct_slowdown.png`` (slowdown vs flow size of every variant: points, and the median and
+99th percentile per size bin) and writes ``fct.csv`` / ``fct.md``: per variant and size bin the
+number of flows, unfinished flows, and the mean, median, 95th and 99th percentile slowdown (the
+``fct_*`` rows of the summaries, side by side). See docs/models/workload.md.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from .. import plot
+
+
+def fct_table(runs) -> pl.DataFrame:
+    rows = []
+    for name, res in runs:
+        s = res.summary
+        if s.height == 0 or "metric" not in s.columns:
+            continue
+        f = s.filter(pl.col("metric").str.starts_with("fct_slowdown") | (pl.col("metric") == "flows_unfinished"))
+        by_bin = {}
+        for r in f.iter_rows(named=True):
+            label = r["detail"].split(":")[0]
+            by_bin.setdefault(label, {"variant": name, "bin": label})[r["metric"]] = r["value"]
+            by_bin[label]["flows"] = int(r["detail"].split(":")[1].split("flows")[0])
+        rows.extend(by_bin.values())
+    cols = ["variant", "bin", "flows", "flows_unfinished", "fct_slowdown_mean", "fct_slowdown_p50",
+            "fct_slowdown_p95", "fct_slowdown_p99"]
+    return pl.DataFrame([{c: r.get(c) for c in cols} for r in rows],
+                        schema={c: (pl.Utf8 if c in ("variant", "bin") else pl.Float64) for c in cols})
+
+
+def post(ctx):
+    figs = [p for p in [plot.fct_slowdown(ctx.runs, ctx.out_dir / "fct_slowdown.png")] if p is not None]
+    t = fct_table(ctx.runs)
+    t.write_csv(ctx.out_dir / "fct.csv")
+    from ..reproduce import to_markdown
+
+    (ctx.out_dir / "fct.md").write_text(f"# {ctx.name}: FCT slowdown per size bin\n\n{to_markdown(t)}",
+                                        encoding="utf-8")
+    for r in t.filter(pl.col("bin") == "all sizes").iter_rows(named=True):
+        ctx.log(f"{r['variant']:<8} p50 {r['fct_slowdown_p50']:.2f} p99 {r['fct_slowdown_p99']:.1f} "
+                f"unfinished {r['flows_unfinished']:.0f} of {r['flows']:.0f}")
+    return figs, None
