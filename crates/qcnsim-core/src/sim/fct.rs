@@ -67,6 +67,9 @@ pub fn ideal_fct(sc: &Scenario, f: &FlowSpec) -> Option<SimTime> {
     Some(last - f.start)
 }
 
+/// Summary rows: (metric, value, unit, detail).
+type Rows = Vec<(String, f64, String, String)>;
+
 /// Percentile `q` (0..100) of sorted values, nearest rank.
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
@@ -79,7 +82,7 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 impl<'a> Sim<'a> {
     /// The `fct` table (finite unicast flows only) and its summary rows; `None` without
     /// finite flows.
-    pub(super) fn fct_table(&self) -> Option<(Table, Vec<(String, f64, String, String)>)> {
+    pub(super) fn fct_table(&self) -> Option<(Table, Rows)> {
         let sc = self.sc;
         let ix: Vec<usize> = (0..sc.flows.len())
             .filter(|&i| sc.flows[i].size_bytes.is_some() && sc.flows[i].group.is_none())
