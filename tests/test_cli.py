@@ -140,20 +140,24 @@ def test_reproduce_quick_and_resume(tmp_path):
             "--set", "meta.duration=60ms", "--set", "meta.quick_duration=60ms"]
     r = run_cli(*args, cwd=tmp_path)  # not the repo: uses the scenarios built into the package
     assert r.returncode == 0, r.stderr
-    for v in ("hotspot-0.5G", "hotspot-1G", "nic-0.5G", "nic-1G", "nic-hw-0.5G", "nic-hw-1G"):
+    for v in ("hotspot-0.5G", "hotspot-1G", "nic-0.5G", "nic-1G", "nic-hw-0.5G", "nic-hw-1G",
+              "nic-hw-gate-bc-1G", "nic-hw-gate-either-0.5G"):
         assert (out / v / "run.json").is_file()
     for f in ("summary.csv", "summary.md", "throughput.png", "queue.png", "cr.png", "by_hotspot.png",
               "recovery.csv", "recovery.md"):
         assert (out / f).is_file(), f
     # the experiment's hook: recovery times of every variant, grouped by hotspot and scheme
     rec = (out / "recovery.csv").read_text().splitlines()
-    assert rec[0] == "hotspot,scheme,variant,recovery_time_s"
+    assert rec[0] == "hotspot,scheme,variant,recovery_10ms_s,recovery_1ms_s"
     assert sorted(line.split(",")[0] + "/" + line.split(",")[1] for line in rec[1:]) == [
-        "0.5G/nic", "0.5G/nic-hw", "0.5G/standard", "1G/nic", "1G/nic-hw", "1G/standard"]
+        "0.5G/nic", "0.5G/nic-hw", "0.5G/nic-hw-gate-bc", "0.5G/nic-hw-gate-either", "0.5G/standard",
+        "1G/nic", "1G/nic-hw", "1G/nic-hw-gate-bc", "1G/nic-hw-gate-either", "1G/standard"]
     assert "recovery " in r.stderr
     summary = (out / "summary.csv").read_text().splitlines()
     assert summary[0].startswith("variant,metric,value,unit")
     assert any("recovery_time" in line for line in summary)
+    assert any(",recovery_time_10ms," in line for line in summary)
+    assert (out / "published.md").is_file()
     assert "| variant |" in r.stdout
     mtime = (out / "hotspot-1G" / "run.json").stat().st_mtime_ns
     r2 = run_cli(*args, cwd=tmp_path)

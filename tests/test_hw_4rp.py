@@ -11,13 +11,19 @@ from qcnsim.reproduce import reproduce
 SHORT = ["meta.duration=60ms", "schedule.1.at=20ms", "schedule.2.at=40ms"]
 
 
-def test_variants_are_the_four_conditions():
+ALL = ["a-qcn", "b-qcn-delay", "c-pause", "d-qcn-pause", "c-pause-8023max", "d-qcn-pause-8023max"]
+
+
+def test_variants_are_the_four_conditions_and_the_8023_response():
     sc = qcnsim.Scenario.load(scenario_path("hw-4rp"))
     names = [v["name"] for v in sc.variants()]
-    assert names == ["a-qcn", "b-qcn-delay", "c-pause", "d-qcn-pause"]
+    assert names == ALL
     res = sc.resolved()
     assert res["flow_control"]["mode"] == "none"  # (a) and (b) without PAUSE
     assert (res["flow_control"]["xoff"], res["flow_control"]["xon"]) == ("130000B", "110000B")
+    # the FPGA NIC's response (docs/models/pause.md) and the 802.3 maximum, 67 quanta at 10 Gb/s
+    assert res["flow_control"]["response_delay"] == "100ns"
+    assert sc.variant("c-pause-8023max").resolved()["flow_control"]["response_delay"] == "3430400ps"
 
 
 def test_reproduce_draws_all_conditions(tmp_path):
@@ -27,7 +33,7 @@ def test_reproduce_draws_all_conditions(tmp_path):
                 "host_queues.png"):
         assert (tmp_path / fig).stat().st_size > 1000, fig
     cond = pl.read_csv(tmp_path / "conditions.csv")
-    assert cond["variant"].to_list() == ["a-qcn", "b-qcn-delay", "c-pause", "d-qcn-pause"]
+    assert cond["variant"].to_list() == ALL
     by = {r["variant"]: r for r in cond.iter_rows(named=True)}
     # PAUSE frames only where PAUSE is on; the PAUSE-only condition pauses the NICs most
     assert by["a-qcn"]["pause_frames_sent"] == 0 and by["b-qcn-delay"]["pause_frames_sent"] == 0
@@ -37,7 +43,7 @@ def test_reproduce_draws_all_conditions(tmp_path):
     for v in by.values():
         assert v["host_dropped_frames"] > 0
     rows = summary.filter(pl.col("metric") == "host_dropped_frames")
-    assert rows.height == 4
+    assert rows.height == 6
     c = qcnsim.Results.read(tmp_path / "c-pause")
     assert c.tables["pause_bins"]["pause_received"].sum() > 0
     assert c.tables["pause_events"].height == 0  # not recorded in this experiment (per-bin counts)

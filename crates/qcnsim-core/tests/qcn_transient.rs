@@ -106,6 +106,21 @@ fn events_of(out: &qcnsim_core::api::RunOutput, kind: &str) -> Vec<(i64, String,
 }
 
 /// BA of the bottleneck at time `t` (inclusive of changes at `t`), from its ba_change events.
+/// (t, flow, value) of the events of one kind.
+fn events_by_flow(out: &qcnsim_core::api::RunOutput, kind: &str) -> Vec<(i64, String, i64)> {
+    let ev = table(out, "events");
+    let (t, k, f, v) = (
+        i64s(ev, "t_ps"),
+        strs(ev, "kind"),
+        strs(ev, "flow"),
+        i64s(ev, "value"),
+    );
+    (0..t.len())
+        .filter(|&i| k[i] == kind)
+        .map(|i| (t[i], f[i].clone(), v[i]))
+        .collect()
+}
+
 fn ba_at(changes: &[(i64, String, i64)], t: i64) -> i64 {
     changes
         .iter()
@@ -220,12 +235,24 @@ fn sonar_echoes_only_from_ba_zero_and_recovers_faster() {
         echoes.len() as i64,
         "echo frames lost or duplicated"
     );
-    // short fuses happened; false alarms are those with BA = 0 at the bottleneck
-    let sf = events_of(&out, "sonar_short_fuse");
+    // short fuses happened; a false alarm is one whose last special frame passed a CP with
+    // BA = 0 (that CP echoed it, so an echo event of the flow lies between the two)
+    let sf = events_by_flow(&out, "sonar_short_fuse");
     assert_eq!(sf.len() as i64, flow_sum(&out, "sonar_short_fuse"));
     assert!(!sf.is_empty());
-    for (t, _, v) in &sf {
-        assert_eq!(*v, (ba_at(&ba, *t) == 0) as i64, "false-alarm flag at {t}");
+    let specials = events_by_flow(&out, "sonar_special_sent");
+    let echoed = events_by_flow(&out, "sonar_echo_sent");
+    for (t, flow, v) in &sf {
+        let last = specials
+            .iter()
+            .filter(|e| &e.1 == flow && e.0 <= *t)
+            .map(|e| e.0)
+            .max()
+            .expect("a short fuse follows a special frame");
+        let want = echoed
+            .iter()
+            .any(|e| &e.1 == flow && e.0 >= last && e.0 <= *t);
+        assert_eq!(*v, want as i64, "false-alarm flag of {flow} at {t}");
     }
     assert_eq!(
         summary_value(&out, "sonar_false_alarms", "").unwrap() as i64,
@@ -326,4 +353,47 @@ fn sonar_waits_a_full_wp_after_every_ding_as_after_every_cnm() {
             "{feedback}: no special frame followed a message"
         );
     }
+}
+
+/// With PFC the data frames wait in the per-priority queues: BA must still be 0 whenever the
+/// bottleneck holds 6 frames or more, and the scheme's messages (`col` of the ports table, also
+/// an event kind) must come from those full queues all along the hotspot.
+fn ba_sees_the_pfc_queues(scheme: &str, col: &str) {
+    let out = run(BASE, &["flow_control.mode=pfc", scheme], None);
+    let ba = events_of(&out, "ba_change");
+    let q = table(&out, "queue_samples");
+    let (t, fr) = (i64s(q, "t_ps"), i64s(q, "qlen_frames"));
+    let long = (0..t.len()).filter(|&i| fr[i] >= 6).count();
+    assert!(
+        long > 100,
+        "{scheme}: the queue was long in {long} samples only"
+    );
+    for i in (0..t.len()).filter(|&i| fr[i] >= 6) {
+        assert_eq!(
+            ba_at(&ba, t[i]),
+            0,
+            "{scheme}: BA = 1 at {} with {} frames queued",
+            t[i],
+            fr[i]
+        );
+    }
+    let ports = table(&out, "ports");
+    let names = strs(ports, "port");
+    let sent = i64s(ports, col)[names.iter().position(|n| n == BOTTLENECK).unwrap()];
+    // the hotspot (20-120 ms) keeps the queue long: messages flow until its end
+    let last = events_of(&out, col).iter().map(|e| e.0).max().unwrap_or(0);
+    assert!(
+        sent > 0 && last > 100_000_000_000,
+        "{scheme}: {sent} sent, the last at {last}"
+    );
+}
+
+#[test]
+fn pfc_sonar_ba_sensor_sees_the_priority_queues() {
+    ba_sees_the_pfc_queues("cc.qcn.sonar.enabled=true", "sonar_echo_sent");
+}
+
+#[test]
+fn pfc_pushback_ba_sensor_sees_the_priority_queues() {
+    ba_sees_the_pfc_queues("cc.qcn.pushback.enabled=true", "fb99_sent");
 }

@@ -24,13 +24,23 @@
 //! on_timer():
 //!     timer_scount += 1; increase; arm timer at now + (timer_scount < FRT ? T : T_after)*U
 //! increase():
-//!     FR  (si <= FRT and ts <= FRT): Ri = 0
-//!     AI  (exactly one > FRT):       Ri = R_AI
-//!     HAI (both > FRT):              Ri = R_HAI*(min(si,ts) - FRT)   [or R_HAI, HaiMode::Constant]
+//!     stage and HAI cycle count n from (si, ts) by the stage gate (StageGate):
+//!       both (pseudo code v2.x, default):
+//!         FR  (si <= FRT and ts <= FRT), AI (exactly one > FRT), HAI (both > FRT), n = min(si,ts) - FRT
+//!       byte_counter: HAI (si > FRT), n = si - FRT; AI (si <= FRT < ts); FR otherwise
+//!       either:       HAI (si > FRT or ts > FRT), n = max(si,ts) - FRT; FR otherwise (no AI)
+//!     FR: Ri = 0;  AI: Ri = R_AI;  HAI: Ri = R_HAI*n   [or R_HAI, HaiMode::Constant]
 //!     if TRR option and (si == 1 or ts == 1) and TR > ratio*CR: TR = TR/divisor else TR += Ri
 //!     if cap option: TR = min(TR, LINE)
 //!     CR = min((CR + TR)/2, LINE)
 //! ```
+//!
+//! One cycle counter (`one_cycle_counter`, the push-back reading of the transient-response
+//! slides: "when timer or byte-counter expires: go to next cycle", "Fb99: go back one cycle"):
+//! si_count and timer_scount are one counter, `cycle_cnt`; a byte-counter or timer expiry
+//! advances both, an Fb99 steps both back, a CNM resets both. The byte counter and the timer
+//! keep their own reloads (neither restarts the other). With equal counters every stage gate
+//! gives the same stage: FR up to FRT cycles, then HAI with n = cycle_cnt - FRT.
 //!
 //! `U` is uniform in `[1 - jitter, 1 + jitter)`. Every reload draws exactly one number, also
 //! with jitter 0, so the stream position never depends on the jitter setting.
@@ -38,7 +48,9 @@
 //! Link-level PAUSE (mechanisms.md §7, the hardware study's semantics): while the RP's link is
 //! paused ([`Rp::pause`] .. [`Rp::resume`]) the timer is frozen: its remaining time is kept
 //! and it cannot expire, so `timer_scount` does not advance; it runs on from where it stopped
-//! at [`Rp::resume`]. CNMs are still obeyed in full (counters reset, CR cut); the timer they
+//! at [`Rp::resume`]. CNMs are still obeyed in full (counters reset, CR cut, and the byte
+//! counter reloaded even in the first cycle, where extra fast recovery would keep it: the
+//! hardware study's paused RP resets `tx_bcount` on every Fb message); the timer they
 //! restart is restarted frozen (a full `T*U` that starts running at the resume). The rate
 //! limiter stops sending (the caller gates it), so the byte counter does not advance either;
 //! its token bucket keeps filling at CR (the caller's pacer).
@@ -68,6 +80,53 @@ impl HaiMode {
         match self {
             HaiMode::Multiplied => "multiplied",
             HaiMode::Constant => "constant",
+        }
+    }
+}
+
+/// How the two stage counters decide the RP's stage and the HAI cycle count n.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StageGate {
+    /// HAI when both counters are past FRT (n = min - FRT), AI when one is: pseudo code v2.x
+    /// (default).
+    Both,
+    /// HAI when the byte counter is past FRT (n = si_count - FRT), whatever the timer stage;
+    /// AI when only the timer is.
+    ByteCounter,
+    /// HAI when either counter is past FRT (n = max - FRT); no AI.
+    Either,
+}
+
+impl StageGate {
+    pub fn name(self) -> &'static str {
+        match self {
+            StageGate::Both => "both",
+            StageGate::ByteCounter => "byte_counter",
+            StageGate::Either => "either",
+        }
+    }
+
+    /// The stage of an active RP with these counters, and the HAI cycle count n (0 outside HAI).
+    pub fn classify(self, frt: u32, si: u32, ts: u32) -> (RpStage, u32) {
+        let (bs, tm) = (si > frt, ts > frt);
+        match self {
+            StageGate::Both => match (bs, tm) {
+                (true, true) => (RpStage::HyperActiveIncrease, si.min(ts) - frt),
+                (false, false) => (RpStage::FastRecovery, 0),
+                _ => (RpStage::ActiveIncrease, 0),
+            },
+            StageGate::ByteCounter => match (bs, tm) {
+                (true, _) => (RpStage::HyperActiveIncrease, si - frt),
+                (false, true) => (RpStage::ActiveIncrease, 0),
+                (false, false) => (RpStage::FastRecovery, 0),
+            },
+            StageGate::Either => {
+                if bs || tm {
+                    (RpStage::HyperActiveIncrease, si.max(ts) - frt)
+                } else {
+                    (RpStage::FastRecovery, 0)
+                }
+            }
         }
     }
 }
@@ -135,6 +194,11 @@ pub struct RpParams {
     pub extra_fast_recovery: bool,
     /// How the HAI increment is computed.
     pub hai_mode: HaiMode,
+    /// How the two stage counters gate AI and HAI.
+    pub stage_gate: StageGate,
+    /// One cycle counter for both the byte counter and the timer (the push-back reading of
+    /// the transient-response slides); false: the two counters of the pseudo code.
+    pub one_cycle_counter: bool,
     /// true: after a transmit, if CR >= line and the RL queue is empty, release the RL
     /// (inactive, CR = TR = line, counters reset, timer cancelled).
     pub release_at_line_rate: bool,
@@ -182,6 +246,8 @@ impl RpParams {
             cap_target_rate: true,
             extra_fast_recovery: true,
             hai_mode: HaiMode::Multiplied,
+            stage_gate: StageGate::Both,
+            one_cycle_counter: false,
             release_at_line_rate: true,
             start_active: false,
             feedback: McFeedback::Standard,
@@ -368,6 +434,9 @@ impl Rp {
         if !p.extra_fast_recovery || self.si_count != 0 {
             self.tr = self.cr;
             self.tx_bcount = self.jittered(p.byte_counter_bytes as f64, p.jitter);
+        } else if self.paused {
+            // the hardware study's paused RP resets tx_bcount on every Fb message (TR kept)
+            self.tx_bcount = self.jittered(p.byte_counter_bytes as f64, p.jitter);
         }
         self.si_count = 0;
         self.timer_scount = 0;
@@ -479,6 +548,9 @@ impl Rp {
     #[inline(never)]
     fn byte_counter_cycle(&mut self, p: &RpParams) -> RpOutput {
         self.si_count = self.si_count.saturating_add(1);
+        if p.one_cycle_counter {
+            self.timer_scount = self.si_count;
+        }
         let reload = if self.sonar_sf {
             p.sonar_byte_counter_bytes
         } else if self.si_count < p.frt {
@@ -503,6 +575,9 @@ impl Rp {
             return RpOutput::NONE;
         }
         self.timer_scount = self.timer_scount.saturating_add(1);
+        if p.one_cycle_counter {
+            self.si_count = self.timer_scount;
+        }
         let cr_before = self.cr;
         self.self_increase(p);
         let period = if self.timer_scount < p.frt {
@@ -519,16 +594,17 @@ impl Rp {
 
     /// A push-back message (Fb99: the CP saw Fb >= 0 while its bandwidth was not available)
     /// arrived: TR and CR unchanged, the stage counters selected by `fb99_step` go back one
-    /// cycle (not below zero), and the recovery timer restarts. Ignored while inactive and in
+    /// cycle (not below zero; with `one_cycle_counter` the one counter, whatever `fb99_step`),
+    /// and the recovery timer restarts. Ignored while inactive and in
     /// the SONAR short fuse (when both schemes are on, the short fuse wins until the next CNM).
     pub fn on_fb99(&mut self, p: &RpParams, now: SimTime) -> RpOutput {
         if !self.active || self.sonar_sf {
             return RpOutput::NONE;
         }
-        if p.fb99_step != Fb99Step::Timer {
+        if p.one_cycle_counter || p.fb99_step != Fb99Step::Timer {
             self.si_count = self.si_count.saturating_sub(1);
         }
-        if p.fb99_step != Fb99Step::ByteCounter {
+        if p.one_cycle_counter || p.fb99_step != Fb99Step::ByteCounter {
             self.timer_scount = self.timer_scount.saturating_sub(1);
         }
         let period = if self.timer_scount < p.frt {
@@ -569,6 +645,9 @@ impl Rp {
             return RpOutput::NONE;
         }
         self.timer_scount = self.timer_scount.saturating_add(1);
+        if p.one_cycle_counter {
+            self.si_count = self.timer_scount;
+        }
         let cr_before = self.cr;
         self.self_increase(p);
         RpOutput {
@@ -669,11 +748,9 @@ impl Rp {
         if !self.active {
             return RpStage::Inactive;
         }
-        match (self.si_count > p.frt, self.timer_scount > p.frt) {
-            (false, false) => RpStage::FastRecovery,
-            (true, true) => RpStage::HyperActiveIncrease,
-            _ => RpStage::ActiveIncrease,
-        }
+        p.stage_gate
+            .classify(p.frt, self.si_count, self.timer_scount)
+            .0
     }
 
     // ---- internals ------------------------------------------------------------------------
@@ -728,15 +805,13 @@ impl Rp {
     fn self_increase(&mut self, p: &RpParams) {
         let si = self.si_count;
         let ts = self.timer_scount;
-        let ri = if si > p.frt && ts > p.frt {
-            match p.hai_mode {
-                HaiMode::Multiplied => p.r_hai_bps * (si.min(ts) - p.frt) as f64,
+        let ri = match p.stage_gate.classify(p.frt, si, ts) {
+            (RpStage::HyperActiveIncrease, n) => match p.hai_mode {
+                HaiMode::Multiplied => p.r_hai_bps * n as f64,
                 HaiMode::Constant => p.r_hai_bps,
-            }
-        } else if si > p.frt || ts > p.frt {
-            p.r_ai_bps
-        } else {
-            0.0
+            },
+            (RpStage::ActiveIncrease, _) => p.r_ai_bps,
+            _ => 0.0,
         };
         let first_cycle = si == 1 || ts == 1;
         if p.target_rate_reduction && first_cycle && self.tr > p.trr_ratio * self.cr {
@@ -1253,6 +1328,140 @@ mod tests {
             );
             assert!(out.rate_changed, "{name}");
         }
+    }
+
+    #[test]
+    fn stage_gate_classification() {
+        use RpStage::{ActiveIncrease as AI, FastRecovery as FR, HyperActiveIncrease as HAI};
+        // (si, ts) -> (stage, n) for each gate, FRT = 5
+        #[rustfmt::skip]
+        let cases: &[(u32, u32, (RpStage, u32), (RpStage, u32), (RpStage, u32))] = &[
+            //  si  ts   both        byte_counter  either
+            (0, 0,   (FR, 0),    (FR, 0),     (FR, 0)),
+            (5, 5,   (FR, 0),    (FR, 0),     (FR, 0)),
+            (6, 0,   (AI, 0),    (HAI, 1),    (HAI, 1)),
+            (9, 2,   (AI, 0),    (HAI, 4),    (HAI, 4)),
+            (0, 6,   (AI, 0),    (AI, 0),     (HAI, 1)),
+            (5, 8,   (AI, 0),    (AI, 0),     (HAI, 3)),
+            (6, 6,   (HAI, 1),   (HAI, 1),    (HAI, 1)),
+            (8, 7,   (HAI, 2),   (HAI, 3),    (HAI, 3)),
+            (7, 12,  (HAI, 2),   (HAI, 2),    (HAI, 7)),
+        ];
+        for (si, ts, both, bytes, either) in cases {
+            for (gate, want) in [
+                (StageGate::Both, both),
+                (StageGate::ByteCounter, bytes),
+                (StageGate::Either, either),
+            ] {
+                assert_eq!(
+                    gate.classify(5, *si, *ts),
+                    *want,
+                    "{} si {si} ts {ts}",
+                    gate.name()
+                );
+                let p = RpParams {
+                    stage_gate: gate,
+                    ..exact()
+                };
+                let rp = rp_in(&p, St::active(1e9, 2e9, *si, *ts));
+                assert_eq!(rp.stage(&p), want.0, "{} si {si} ts {ts}", gate.name());
+            }
+        }
+    }
+
+    #[test]
+    fn stage_gate_sets_the_increase_step() {
+        let gate = |g| RpParams {
+            stage_gate: g,
+            ..exact()
+        };
+        let (both, bytes, either) = (
+            gate(StageGate::Both),
+            gate(StageGate::ByteCounter),
+            gate(StageGate::Either),
+        );
+        let (cr, tr) = (1e9, 2e9);
+        // (name, params, si, ts before, input, expected Ri): the input completes a cycle
+        #[rustfmt::skip]
+        let cases: &[(&str, &RpParams, u32, u32, In, f64)] = &[
+            ("both: bytes past FRT, timer not: AI", &both, 5, 2, In::Sent(1, false), 5e6),
+            ("byte_counter: bytes past FRT: HAI n=1", &bytes, 5, 2, In::Sent(1, false), 50e6),
+            ("byte_counter: bytes at 9: HAI n=4", &bytes, 8, 0, In::Sent(1, false), 200e6),
+            ("byte_counter: timer past FRT only: AI", &bytes, 3, 7, In::Timer, 5e6),
+            ("byte_counter: FR", &bytes, 3, 4, In::Timer, 0.0),
+            ("either: timer past FRT: HAI n=3", &either, 3, 7, In::Timer, 150e6),
+            ("either: bytes past FRT: HAI n=1", &either, 5, 0, In::Sent(1, false), 50e6),
+            ("either: FR", &either, 4, 4, In::Sent(1, false), 0.0),
+            ("both: HAI n=min-FRT", &both, 7, 9, In::Sent(1, false), 150e6),
+            ("either: HAI n=max-FRT", &either, 7, 9, In::Sent(1, false), 200e6),
+        ];
+        for (name, p, si, ts, input, ri) in cases {
+            let mut rp = rp_in(p, St::active(cr, tr, *si, *ts).bc(0.0));
+            apply(&mut rp, p, NOW, *input);
+            let want_tr = tr + ri;
+            assert!(
+                close(rp.target_rate(), want_tr),
+                "{name}: TR {} want {want_tr}",
+                rp.target_rate()
+            );
+            assert!(close(rp.current_rate(), (cr + want_tr) / 2.0), "{name}: CR");
+        }
+    }
+
+    #[test]
+    fn one_cycle_counter_advances_on_either_expiry_and_steps_back_on_fb99() {
+        let one = RpParams {
+            one_cycle_counter: true,
+            ..exact()
+        };
+        // every Fb99 step rule gives the same with one counter
+        let one_timer_step = RpParams {
+            fb99_step: Fb99Step::Timer,
+            ..one.clone()
+        };
+        let (cr, tr) = (1e9, 2e9);
+        // (name, params, cycle before, input, cycle after, expected Ri, TR/CR change)
+        #[rustfmt::skip]
+        let cases: &[(&str, &RpParams, u32, In, u32, f64, bool)] = &[
+            ("byte counter: FR 1 -> 2", &one, 1, In::Sent(1, false), 2, 0.0, true),
+            ("timer: FR 1 -> 2", &one, 1, In::Timer, 2, 0.0, true),
+            ("byte counter: FR 5 -> HAI 6 (n=1)", &one, 5, In::Sent(1, false), 6, 50e6, true),
+            ("timer: FR 5 -> HAI 6 (n=1)", &one, 5, In::Timer, 6, 50e6, true),
+            ("timer: HAI 8 -> 9 (n=4)", &one, 8, In::Timer, 9, 200e6, true),
+            ("Fb99: 7 -> 6, rates kept", &one, 7, In::Fb99, 6, 0.0, false),
+            ("Fb99: 6 -> 5 (back in FR)", &one_timer_step, 6, In::Fb99, 5, 0.0, false),
+            ("Fb99 at 0 stays 0", &one, 0, In::Fb99, 0, 0.0, false),
+            ("CNM resets", &one, 9, In::Cnm(8), 0, 0.0, false),
+        ];
+        for (name, p, c, input, c2, ri, increase) in cases {
+            let mut rp = rp_in(p, St::active(cr, tr, *c, *c).bc(0.0));
+            apply(&mut rp, p, NOW, *input);
+            assert_eq!((rp.si_count(), rp.timer_scount()), (*c2, *c2), "{name}");
+            if *increase {
+                let want_tr = tr + ri;
+                assert!(
+                    close(rp.target_rate(), want_tr),
+                    "{name}: TR {} want {want_tr}",
+                    rp.target_rate()
+                );
+                assert!(close(rp.current_rate(), (cr + want_tr) / 2.0), "{name}: CR");
+            } else if !matches!(input, In::Cnm(_)) {
+                assert_eq!((rp.current_rate(), rp.target_rate()), (cr, tr), "{name}");
+            }
+        }
+        // The two triggers keep their own reloads: a timer expiry does not restart the byte
+        // counter, a byte-counter expiry does not re-arm the timer.
+        let mut rp = rp_in(&one, St::active(cr, tr, 2, 2).bc(5_000.0));
+        rp.on_timer(&one, NOW);
+        assert_eq!(rp.tx_bcount(), 5_000.0);
+        let out = rp.on_frame_sent(&one, NOW, 6_000, false);
+        assert_eq!(out.timer, TimerCmd::Keep);
+        assert_eq!((rp.si_count(), rp.timer_scount()), (4, 4));
+        // Two counters (the default): the timer alone never moves si_count.
+        let two = exact();
+        let mut rp = rp_in(&two, St::active(cr, tr, 2, 2));
+        rp.on_timer(&two, NOW);
+        assert_eq!((rp.si_count(), rp.timer_scount()), (2, 3));
     }
 
     #[test]
@@ -1915,8 +2124,10 @@ mod tests {
         let cr = 4e9;
         #[rustfmt::skip]
         let cases: &[(&str, St, u8, f64, f64, f64)] = &[
-            ("active, first cycle: TR kept (extra fast recovery)", St::active(cr, 8e9, 0, 3).bc(999.0), 16,
-                cr * (1.0 - 16.0 / 128.0), 8e9, 999.0),
+            // the hardware study: a paused RP resets tx_bcount on every Fb message, also in the
+            // first cycle (where extra fast recovery keeps it when not paused); TR is kept
+            ("active, first cycle: TR kept, BC reloaded", St::active(cr, 8e9, 0, 3).bc(999.0), 16,
+                cr * (1.0 - 16.0 / 128.0), 8e9, 150_000.0),
             ("active, later cycle: TR <- CR, BC reloaded", St::active(cr, 8e9, 4, 6).bc(999.0), 16,
                 cr * (1.0 - 16.0 / 128.0), cr, 150_000.0),
             ("inactive: allocated at line rate then cut", St::inactive(), 32,
@@ -2042,6 +2253,8 @@ mod tests {
             release in any::<bool>(),
             start_active in any::<bool>(),
             constant in any::<bool>(),
+            gate in 0u8..3,
+            one_counter in any::<bool>(),
         ) {
             let p = RpParams {
                 cap_target_rate: cap,
@@ -2050,6 +2263,8 @@ mod tests {
                 release_at_line_rate: release,
                 start_active,
                 hai_mode: if constant { HaiMode::Constant } else { HaiMode::Multiplied },
+                stage_gate: [StageGate::Both, StageGate::ByteCounter, StageGate::Either][gate as usize],
+                one_cycle_counter: one_counter,
                 byte_counter_bytes: 20_000,
                 byte_counter_after_frt_bytes: 10_000,
                 ..RpParams::standard(1e9)
@@ -2069,6 +2284,9 @@ mod tests {
                         prop_assert!(rp.target_rate() <= p.line_rate_bps);
                     }
                     prop_assert!(rp.tx_bcount() >= 0.0);
+                    if one_counter {
+                        prop_assert_eq!(rp.si_count(), rp.timer_scount());
+                    }
                     // the RP timer runs, except in the SONAR short fuse (the ping timer drives);
                     // while paused it is frozen
                     if rp.in_sonar_short_fuse() {

@@ -1392,7 +1392,7 @@ fn parse_transient(
     let sonar = params::read_sonar(&mut sr)?;
     q.put("sonar", Json::Object(sr.finish()?));
     let mut pr = q.sub("pushback")?;
-    let (pb_on, pb_timer, step) = params::read_pushback(&mut pr)?;
+    let (pb_on, pb_timer, one_counter, step) = params::read_pushback(&mut pr)?;
     q.put("pushback", Json::Object(pr.finish()?));
     rp.sonar_byte_counter_bytes = sonar.byte_counter_bytes;
     rp.fb99_step = step;
@@ -1401,6 +1401,7 @@ fn parse_transient(
         rp.timer_ps = pb_timer;
         rp.timer_after_frt_ps = pb_timer;
         rp.timer_enabled = true;
+        rp.one_cycle_counter = one_counter;
     }
     Ok(TransientSpec {
         ba: (ba_on || sonar.enabled || pb_on).then_some(ba),

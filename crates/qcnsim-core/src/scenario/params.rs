@@ -7,7 +7,7 @@ use crate::proto::bcn::{BcnCpParams, BcnRpParams, SevereCheck};
 use crate::proto::nic_fb::{Feedback, NicFbParams, SampleCount};
 use crate::proto::qcn_ba::BaParams;
 use crate::proto::qcn_cp::CpParams;
-use crate::proto::qcn_rp::{Fb99Step, HaiMode, RpParams};
+use crate::proto::qcn_rp::{Fb99Step, HaiMode, RpParams, StageGate};
 use crate::proto::sonar::WeStart;
 use crate::units;
 use crate::units::SimTime;
@@ -97,6 +97,7 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: RP, key: "cap_target_rate", kind: Kind::Bool, default: "true", source: "interpretation (reference.md §8.5)", help: "Cap TR at the line rate (true), or let TR exceed it as in the TR/CR formulation (false). CR is always capped." },
     ParamSpec { section: RP, key: "extra_fast_recovery", kind: Kind::Bool, default: "true", source: PC, help: "On a CNM, set TR <- CR and reload the byte counter only when si_count != 0 (true), or on every CNM (false)." },
     ParamSpec { section: RP, key: "hai_mode", kind: Kind::Choice(&["multiplied", "constant"]), default: "multiplied", source: PC, help: "Hyper-active increase R_HAI*(min(si_count, timer_scount) - FRT) (multiplied, pseudo code) or a constant R_HAI (Linux emulator)." },
+    ParamSpec { section: RP, key: "stage_gate", kind: Kind::Choice(&["both", "byte_counter", "either"]), default: "both", source: "QCN pseudo code v2.x (both); byte_counter and either: interpretation (the hardware study cites no pseudo-code version)", help: "Which stage counters gate the increase: both (HAI when si_count and timer_scount are past FRT, AI when one is; HAI step R_HAI*(min - FRT)), byte_counter (HAI when si_count is past FRT, step R_HAI*(si_count - FRT); AI when only the timer is) or either (HAI when one of them is past FRT, step R_HAI*(max - FRT); no AI)." },
     ParamSpec { section: RP, key: "release_at_line_rate", kind: Kind::Bool, default: "true", source: PC, help: "Release the rate limiter when CR reaches the line rate and its queue is empty." },
     ParamSpec { section: RP, key: "start_active", kind: Kind::Bool, default: "false", source: "interpretation", help: "Rate limiter active from the flow's start at CR = TR = line rate (true), or allocated on the first CNM (false, the standard)." },
     ParamSpec { section: RP, key: "timer_enabled", kind: Kind::Bool, default: "true", source: "interpretation (experiments.md og-hotspot-10src: drift timer disabled)", help: "Run the RP's rate-increase timer (true, the standard). false: recovery by the byte counter only (SONAR's ping timer and push-back's recovery timer are separate; push-back turns the timer on with its own period)." },
@@ -114,7 +115,8 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: SONAR, key: "we_starts", kind: Kind::Choice(&["special_sent", "wp_expiry"]), default: "special_sent", source: "interpretation (mechanisms.md §3)", help: "The WE period starts when the special frame leaves the rate limiter (special_sent) or when the WP timer expires (wp_expiry)." },
     ParamSpec { section: PUSHBACK, key: "enabled", kind: Kind::Bool, default: "false", source: TRP, help: "Path-based push-back: CPs sample for both signs of Fb and send Fb99 when Fb >= 0 and BA = 0; the RP's recovery timer (period pushback.timer) restarts on every CNM and Fb99, and Fb99 steps the RP back one cycle." },
     ParamSpec { section: PUSHBACK, key: "timer", kind: Kind::Time { min: 1 }, default: "5ms", source: TRP, help: "Recovery timer T of the push-back RP (5 ms or 7 ms in the reference runs); replaces cc.qcn.rp.timer and timer_after_frt while push-back is on." },
-    ParamSpec { section: PUSHBACK, key: "step_back", kind: Kind::Choice(&["both", "byte_counter", "timer"]), default: "both", source: "interpretation (mechanisms.md §3)", help: "Stage counters one Fb99 decrements by one (not below zero): both, si_count only, or timer_scount only." },
+    ParamSpec { section: PUSHBACK, key: "cycle_counter", kind: Kind::Choice(&["one", "two"]), default: "one", source: "QCN transient-response slides: \"when timer or byte-counter expires: go to next cycle\", \"Fb99: go back one cycle\", HAI step R_HAI*cycle_cnt", help: "With push-back on: one cycle counter advanced by the timer or the byte counter, whichever expires, and stepped back by Fb99 (one, the slides' reading), or the two stage counters of the pseudo code (two; step_back chooses which an Fb99 decrements). Standard QCN and SONAR always use two." },
+    ParamSpec { section: PUSHBACK, key: "step_back", kind: Kind::Choice(&["both", "byte_counter", "timer"]), default: "both", source: "interpretation (mechanisms.md §3)", help: "With cycle_counter = two: stage counters one Fb99 decrements by one (not below zero): both, si_count only, or timer_scount only." },
     ParamSpec { section: BCP, key: "q_eq", kind: Kind::Bytes { min: 64, max: u32::MAX as u64 }, default: "24000B", source: STUDY, help: "Qeq, the equilibrium queue of the BCN CP (the study: 375 pages of 64 B)." },
     ParamSpec { section: BCP, key: "w", kind: Kind::Float { min: 0.0, max: 64.0 }, default: "2.0", source: STUDY, help: "W, the weight of Qdelta in Fb = -(Qoff + W*Qdelta)." },
     ParamSpec { section: BCP, key: "page", kind: Kind::Bytes { min: 1, max: 65536 }, default: "64B", source: "interpretation (mechanisms.md §5: Fb in 64-byte pages)", help: "The unit of Fb: Fb = -(Qoff + W*Qdelta) / page. Gd, Gi and fb_max are per page." },
@@ -286,6 +288,11 @@ pub fn read_rp(t: &mut TableReader) -> Res<(RpParams, u64, Option<u64>)> {
         "constant" => HaiMode::Constant,
         _ => HaiMode::Multiplied,
     };
+    p.stage_gate = match read_choice(t, spec(RP, "stage_gate"))?.as_str() {
+        "byte_counter" => StageGate::ByteCounter,
+        "either" => StageGate::Either,
+        _ => StageGate::Both,
+    };
     p.release_at_line_rate = read_bool(t, spec(RP, "release_at_line_rate"))?;
     p.start_active = read_bool(t, spec(RP, "start_active"))?;
     p.timer_enabled = read_bool(t, spec(RP, "timer_enabled"))?;
@@ -417,16 +424,17 @@ pub fn read_sonar(t: &mut TableReader) -> Res<SonarSpec> {
     })
 }
 
-/// `[cc.qcn.pushback]`: (enabled, recovery timer, step-back rule).
-pub fn read_pushback(t: &mut TableReader) -> Res<(bool, SimTime, Fb99Step)> {
+/// `[cc.qcn.pushback]`: (enabled, recovery timer, one cycle counter, step-back rule).
+pub fn read_pushback(t: &mut TableReader) -> Res<(bool, SimTime, bool, Fb99Step)> {
     let enabled = read_bool(t, spec(PUSHBACK, "enabled"))?;
     let timer = read_time(t, spec(PUSHBACK, "timer"))?;
+    let one = read_choice(t, spec(PUSHBACK, "cycle_counter"))? == "one";
     let step = match read_choice(t, spec(PUSHBACK, "step_back"))?.as_str() {
         "byte_counter" => Fb99Step::ByteCounter,
         "timer" => Fb99Step::Timer,
         _ => Fb99Step::Both,
     };
-    Ok((enabled, timer, step))
+    Ok((enabled, timer, one, step))
 }
 
 /// The `PARAMS` table as a Markdown table (one row per parameter: `section.key`, kind with unit

@@ -41,6 +41,9 @@ pub(super) struct FlowTransient {
     pub(super) short_fuse: u64,
     pub(super) false_alarms: u64,
     pub(super) fb99_rx: u64,
+    /// The last special frame sent passed a CP with BA = 0 (a false alarm if the short fuse
+    /// follows it).
+    special_saw_ba0: bool,
 }
 
 impl FlowTransient {
@@ -121,11 +124,12 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The queue length of port `pi` (which has a BA sensor) changed.
+    /// The queue length of port `pi` (which has a BA sensor) changed. Qlen counts the port's
+    /// data frames in every queue: with PFC they wait in the per-priority queues.
     #[inline]
     pub(super) fn ba_qlen(&mut self, pi: usize) {
         let bi = self.ports[pi].ba as usize;
-        let q = self.ports[pi].q.len() as u64;
+        let q = self.ports[pi].q_frames() as u64;
         let out = self.tr.bas[bi].sensor.on_qlen(&self.tr.ba_p, self.now, q);
         if out.timer != TimerCmd::Keep {
             self.ba_timer_cmd(bi, out.timer);
@@ -225,11 +229,13 @@ impl<'a> Sim<'a> {
     }
 
     /// A special (SONAR) frame of `flow` arrives at egress port `pi`, before admission: a
-    /// port whose BA sensor says BA = 0 echoes it to the source.
+    /// port whose BA sensor says BA = 0 echoes it to the source (and the frame is marked as
+    /// having passed a CP with BA = 0, for the false-alarm count).
     pub(super) fn sonar_special_arrives(&mut self, pi: usize, flow: u32) {
         if !self.ba_zero(pi) {
             return;
         }
+        self.flows[flow as usize].tx.special_saw_ba0 = true;
         self.send_feedback(pi, flow, KIND_ECHO, 0);
     }
 
@@ -280,6 +286,7 @@ impl<'a> Sim<'a> {
         let (special, cmd) = s.0.on_data_sent(&s.1, now);
         if special {
             f.tx.special_sent += 1;
+            f.tx.special_saw_ba0 = false;
             self.pkts[pkt as usize].special = true;
             let src = f.src;
             self.record(REC_SPECIAL_SENT, src, fi as u32, 0);
@@ -327,10 +334,9 @@ impl<'a> Sim<'a> {
         match out.action {
             SonarAction::None => {}
             SonarAction::ShortFuse => {
-                let false_alarm = self.flows[fi]
-                    .path
-                    .iter()
-                    .any(|&p| self.ba_zero(p as usize));
+                // a false alarm: the probe passed a CP with BA = 0 (that CP echoed it), yet no
+                // echo came back within WE
+                let false_alarm = self.flows[fi].tx.special_saw_ba0;
                 let f = &mut self.flows[fi];
                 f.tx.short_fuse += 1;
                 f.tx.false_alarms += false_alarm as u64;
