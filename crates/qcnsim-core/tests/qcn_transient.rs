@@ -91,12 +91,27 @@ downward_factor = 2.0
 
 const BOTTLENECK: &str = "sw->sink";
 
+/// (t, node, value) of the events of one kind.
 fn events_of(out: &qcnsim_core::api::RunOutput, kind: &str) -> Vec<(i64, String, i64)> {
+    events_with(out, kind, "node")
+}
+
+/// (t, flow, value) of the events of one kind.
+fn events_by_flow(out: &qcnsim_core::api::RunOutput, kind: &str) -> Vec<(i64, String, i64)> {
+    events_with(out, kind, "flow")
+}
+
+/// (t, column `col` (node or flow), value) of the events of one kind.
+fn events_with(
+    out: &qcnsim_core::api::RunOutput,
+    kind: &str,
+    col: &str,
+) -> Vec<(i64, String, i64)> {
     let ev = table(out, "events");
     let (t, k, n, v) = (
         i64s(ev, "t_ps"),
         strs(ev, "kind"),
-        strs(ev, "node"),
+        strs(ev, col),
         i64s(ev, "value"),
     );
     (0..t.len())
@@ -106,21 +121,6 @@ fn events_of(out: &qcnsim_core::api::RunOutput, kind: &str) -> Vec<(i64, String,
 }
 
 /// BA of the bottleneck at time `t` (inclusive of changes at `t`), from its ba_change events.
-/// (t, flow, value) of the events of one kind.
-fn events_by_flow(out: &qcnsim_core::api::RunOutput, kind: &str) -> Vec<(i64, String, i64)> {
-    let ev = table(out, "events");
-    let (t, k, f, v) = (
-        i64s(ev, "t_ps"),
-        strs(ev, "kind"),
-        strs(ev, "flow"),
-        i64s(ev, "value"),
-    );
-    (0..t.len())
-        .filter(|&i| k[i] == kind)
-        .map(|i| (t[i], f[i].clone(), v[i]))
-        .collect()
-}
-
 fn ba_at(changes: &[(i64, String, i64)], t: i64) -> i64 {
     changes
         .iter()

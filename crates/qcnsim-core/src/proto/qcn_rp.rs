@@ -1398,14 +1398,19 @@ mod tests {
         for (name, p, si, ts, input, ri) in cases {
             let mut rp = rp_in(p, St::active(cr, tr, *si, *ts).bc(0.0));
             apply(&mut rp, p, NOW, *input);
-            let want_tr = tr + ri;
-            assert!(
-                close(rp.target_rate(), want_tr),
-                "{name}: TR {} want {want_tr}",
-                rp.target_rate()
-            );
-            assert!(close(rp.current_rate(), (cr + want_tr) / 2.0), "{name}: CR");
+            assert_increased(name, &rp, cr, tr, *ri);
         }
+    }
+
+    /// After a cycle end from (CR, TR): TR grew by `ri` and CR is the average of the two.
+    fn assert_increased(name: &str, rp: &Rp, cr: f64, tr: f64, ri: f64) {
+        let want_tr = tr + ri;
+        assert!(
+            close(rp.target_rate(), want_tr),
+            "{name}: TR {} want {want_tr}",
+            rp.target_rate()
+        );
+        assert!(close(rp.current_rate(), (cr + want_tr) / 2.0), "{name}: CR");
     }
 
     #[test]
@@ -1438,13 +1443,7 @@ mod tests {
             apply(&mut rp, p, NOW, *input);
             assert_eq!((rp.si_count(), rp.timer_scount()), (*c2, *c2), "{name}");
             if *increase {
-                let want_tr = tr + ri;
-                assert!(
-                    close(rp.target_rate(), want_tr),
-                    "{name}: TR {} want {want_tr}",
-                    rp.target_rate()
-                );
-                assert!(close(rp.current_rate(), (cr + want_tr) / 2.0), "{name}: CR");
+                assert_increased(name, &rp, cr, tr, *ri);
             } else if !matches!(input, In::Cnm(_)) {
                 assert_eq!((rp.current_rate(), rp.target_rate()), (cr, tr), "{name}");
             }
