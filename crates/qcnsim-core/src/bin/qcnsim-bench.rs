@@ -3,8 +3,9 @@
 //! events per second, frames forwarded per second and peak RSS.
 //!
 //! Usage:
-//!   qcnsim-bench                      run both reference benchmarks, each in its own process
-//!   qcnsim-bench --only NAME          run one (dumbbell-10g | dumbbell-10g-qcn)
+//!   qcnsim-bench                      run every benchmark, each in its own process
+//!   qcnsim-bench --only NAME          run one (--list shows them; --print NAME its scenario)
+//!   qcnsim-bench --queue              the event queue alone: time per event vs events pending
 //!   qcnsim-bench --scenario FILE [--set path=value ...] [--seed N]
 //!   options: --duration 5s   --json
 //!   --hash: print a hash of every column of every table (one line per table) instead of the
@@ -15,17 +16,236 @@ use std::process::ExitCode;
 
 const DUMBBELL: &str = include_str!("../../../../benches/dumbbell-10g.toml");
 
-fn benches() -> Vec<(&'static str, Vec<String>)> {
+/// A benchmark: a scenario (TOML text) and overrides.
+struct Bench {
+    name: &'static str,
+    text: String,
+    overrides: Vec<String>,
+}
+
+/// `n` sources on their own 10 Gb/s links into one switch, one 10 Gb/s bottleneck to a sink,
+/// drop-tail 100 frames, 10 µs per link (RTT 40 µs), QCN on (Qeq 22 frames), recording as in
+/// benches/dumbbell-10g.toml. Each source offers `rate` with `traffic`. `staggered`: source `i`
+/// starts at `i` µs (otherwise all at 0, as in benchmark 2; 1000 synchronised CBR sources would
+/// send 1000 frames into the 100-frame buffer at once, every period).
+fn dumbbell(
+    name: &str,
+    n: usize,
+    traffic: &str,
+    rate: &str,
+    duration: &str,
+    staggered: bool,
+) -> String {
+    let start = if staggered { "start = \"{i}us\"\n" } else { "" };
+    format!(
+        r#"[meta]
+name = "{name}"
+duration = "{duration}"
+seed = 1
+
+[defaults]
+link_rate = "10Gbps"
+link_delay = "10us"
+switch_latency = "0ns"
+buffer = "100frames"
+
+[[hosts]]
+name = "h{{i}}"
+count = {n}
+[[hosts]]
+name = "sink"
+
+[[switches]]
+name = "sw"
+
+[[links]]
+between = ["h{{i}}", "sw"]
+count = {n}
+[[links]]
+between = ["sw", "sink"]
+
+[[flows]]
+name = "f{{i}}"
+src = "h{{i}}"
+dst = "sink"
+traffic = "{traffic}"
+rate = "{rate}"
+frame = "1500B"
+{start}count = {n}
+
+[cc]
+mode = "qcn"
+
+[cc.qcn.cp]
+q_eq = "33000B"   # 22 frames of 1500 B
+
+[metrics]
+throughput_bin = "10ms"
+throughput_ports = ["sw->sink"]
+queue_interval = "1ms"
+queue_ports = ["sw->sink"]
+rate_interval = "1ms"
+events = []
+"#
+    )
+}
+
+/// A two-tier leaf-spine fabric: `leaves` leaf switches with `per_leaf` hosts each (10 Gb/s,
+/// 1 µs), every leaf linked to each of `spines` spine switches (40 Gb/s, 1 µs); host `i` sends
+/// CBR at 5 Gb/s to the host with the same position under the next leaf, so every flow crosses
+/// the spine layer; routes are the simulator's static shortest paths. QCN on (Qeq 22 frames),
+/// 100-frame buffers. All sources start at 0 and run at the same rate: a synchronised fabric.
+fn leaf_spine(leaves: usize, spines: usize, per_leaf: usize, duration: &str) -> String {
+    use std::fmt::Write;
+    let hosts = leaves * per_leaf;
+    let mut t = format!(
+        "[meta]\nname = \"leaf-spine-{hosts}-qcn\"\nduration = \"{duration}\"\nseed = 1\n\n\
+         [defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\nswitch_latency = \"0ns\"\nbuffer = \"100frames\"\n\n\
+         [[hosts]]\nname = \"h{{i}}\"\ncount = {hosts}\n\n\
+         [[switches]]\nname = \"leaf{{i}}\"\ncount = {leaves}\n\
+         [[switches]]\nname = \"spine{{i}}\"\ncount = {spines}\n\n"
+    );
+    for h in 0..hosts {
+        let _ = writeln!(
+            t,
+            "[[links]]\nbetween = [\"h{h}\", \"leaf{}\"]",
+            h / per_leaf
+        );
+    }
+    for l in 0..leaves {
+        for s in 0..spines {
+            let _ = writeln!(
+                t,
+                "[[links]]\nbetween = [\"leaf{l}\", \"spine{s}\"]\nrate = \"40Gbps\""
+            );
+        }
+    }
+    // destinations: the same position under the next leaf
+    for h in 0..hosts {
+        let d = (h + per_leaf) % hosts;
+        let _ = writeln!(
+            t,
+            "[[flows]]\nname = \"f{h}\"\nsrc = \"h{h}\"\ndst = \"h{d}\"\nrate = \"5Gbps\"\nframe = \"1500B\""
+        );
+    }
+    t.push_str(
+        "\n[cc]\nmode = \"qcn\"\n\n[cc.qcn.cp]\nq_eq = \"33000B\"\n\n\
+         [metrics]\nthroughput_bin = \"10ms\"\nthroughput_ports = []\nqueue_interval = \"1ms\"\nqueue_ports = []\nrate_interval = \"1ms\"\nevents = []\n",
+    );
+    t
+}
+
+/// Every benchmark (docs/performance.md). 1 and 2 are the reference benchmarks; the greedy one
+/// is htsim's QCN scenario; `-10g-cbr` is the same with CBR sources at 10 Gb/s (the form older
+/// builds, without greedy sources, can run); 100 and 1000 sources keep the total load of 2.
+fn benches() -> Vec<Bench> {
+    let b = |name, text: String, ov: &[&str]| Bench {
+        name,
+        text,
+        overrides: ov.iter().map(|s| s.to_string()).collect(),
+    };
     vec![
-        ("dumbbell-10g", vec![]),
-        (
+        b("dumbbell-10g", DUMBBELL.to_string(), &[]),
+        b(
             "dumbbell-10g-qcn",
-            vec![
-                "cc.mode=qcn".to_string(),
-                "meta.name=dumbbell-10g-qcn".to_string(),
-            ],
+            DUMBBELL.to_string(),
+            &["cc.mode=qcn", "meta.name=dumbbell-10g-qcn"],
         ),
+        b(
+            "dumbbell-10g-qcn-greedy",
+            dumbbell(
+                "dumbbell-10g-qcn-greedy",
+                10,
+                "greedy",
+                "10Gbps",
+                "5s",
+                false,
+            ),
+            &[],
+        ),
+        b(
+            "dumbbell-10g-qcn-10g-cbr",
+            dumbbell("dumbbell-10g-qcn-10g-cbr", 10, "cbr", "10Gbps", "5s", false),
+            &[],
+        ),
+        b(
+            "dumbbell-100-qcn",
+            dumbbell("dumbbell-100-qcn", 100, "cbr", "105Mbps", "1s", true),
+            &[],
+        ),
+        b(
+            "dumbbell-1000-qcn",
+            dumbbell("dumbbell-1000-qcn", 1000, "cbr", "10.5Mbps", "1s", true),
+            &[],
+        ),
+        b("leaf-spine-128-qcn", leaf_spine(8, 4, 16, "200ms"), &[]),
     ]
+}
+
+fn unknown(name: &str) -> String {
+    let names: Vec<&str> = benches().iter().map(|b| b.name).collect();
+    format!(
+        "unknown benchmark {name:?}: one of {} (see --list)",
+        names.join(", ")
+    )
+}
+
+/// The event queue alone, in the hold model: `n` events pending; each step pops the earliest
+/// and pushes one event a random time after it. Time patterns: `near` (0-20 µs ahead, in no
+/// particular order within a bucket), `sync` (multiples of 1.2 µs: many equal times, as in a
+/// synchronised fabric), `far` (1 % of the events 1-20 ms ahead, the rest as `near`) and
+/// `paced` (event k always 1-10 ms ahead by its own period, like 1000 slow paced sources).
+/// Prints nanoseconds per pop + push.
+fn queue_bench(json: bool) {
+    use qcnsim_core::engine::EventQueue;
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for pattern in ["near", "sync", "far", "paced"] {
+        for n in [16usize, 256, 1024, 4096, 16384, 65536] {
+            let mut q: EventQueue<u64> = EventQueue::new();
+            let gap = |k: u64, r: u64| -> u64 {
+                match pattern {
+                    "near" => r % 20_000_000,
+                    "sync" => (1 + r % 16) * 1_200_000,
+                    "far" if r % 100 == 0 => 1_000_000_000 + (r >> 8) % 19_000_000_000,
+                    "far" => r % 20_000_000,
+                    _ => 1_000_000_000 + (k % 1000) * 9_000_000,
+                }
+            };
+            for k in 0..n as u64 {
+                let r = rnd();
+                q.push(gap(k, r), k);
+            }
+            // warm up (every event re-pushed once), then at most 2 M steps or about 2 s
+            for _ in 0..n {
+                let (t, k) = q.pop().expect("n events pending");
+                q.push(t + gap(k, rnd()), k);
+            }
+            let t0 = std::time::Instant::now();
+            let mut sum = 0u64;
+            let mut steps = 0u64;
+            while steps < 2_000_000 && (steps % 65_536 != 0 || t0.elapsed().as_secs_f64() < 2.0) {
+                let (t, k) = q.pop().expect("n events pending");
+                sum = sum.wrapping_add(k);
+                q.push(t + gap(k, rnd()), k);
+                steps += 1;
+            }
+            let ns = t0.elapsed().as_secs_f64() * 1e9 / steps as f64;
+            std::hint::black_box(sum);
+            if json {
+                println!(
+                    "{{\"pattern\": \"{pattern}\", \"pending\": {n}, \"ns_per_event\": {ns:.2}}}"
+                );
+            } else {
+                println!("queue {pattern:<6} {n:>6} pending: {ns:>7.1} ns per pop + push");
+            }
+        }
+    }
 }
 
 fn peak_rss_kib() -> Option<u64> {
@@ -173,6 +393,9 @@ fn main() -> ExitCode {
     let mut seed = None;
     let mut json = false;
     let mut hash = false;
+    let mut print = None;
+    let mut list = false;
+    let mut queue = false;
     let mut i = 1;
     let need = |i: usize| -> Result<String, String> {
         args.get(i + 1)
@@ -208,8 +431,14 @@ fn main() -> ExitCode {
                 }
                 "--json" => json = true,
                 "--hash" => hash = true,
+                "--list" => list = true,
+                "--queue" => queue = true,
+                "--print" => {
+                    print = Some(need(i)?);
+                    i += 1;
+                }
                 "-h" | "--help" => {
-                    println!("usage: qcnsim-bench [--only NAME | --scenario FILE] [--set path=value]... [--seed N] [--duration T] [--json] [--hash]");
+                    println!("usage: qcnsim-bench [--only NAME | --scenario FILE] [--set path=value]... [--seed N] [--duration T] [--json] [--hash]\n       qcnsim-bench --list | --print NAME | --queue [--json]");
                     std::process::exit(0);
                 }
                 other => return Err(format!("unknown argument {other:?} (see --help)")),
@@ -228,20 +457,37 @@ fn main() -> ExitCode {
             Err(e) => Err(format!("cannot read {path:?}: {e}")),
         }
     } else if let Some(name) = only {
-        match benches().into_iter().find(|(n, _)| *n == name) {
-            Some((n, mut ov)) => {
-                ov.extend(sets);
-                run_one(n, DUMBBELL, &ov, seed, json, hash)
+        match benches().into_iter().find(|b| b.name == name) {
+            Some(mut b) => {
+                b.overrides.extend(sets);
+                run_one(b.name, &b.text, &b.overrides, seed, json, hash)
             }
-            None => Err(format!(
-                "unknown benchmark {name:?}: dumbbell-10g or dumbbell-10g-qcn"
-            )),
+            None => Err(unknown(&name)),
         }
+    } else if let Some(name) = print {
+        match benches().into_iter().find(|b| b.name == name) {
+            Some(b) => {
+                if !b.overrides.is_empty() {
+                    println!("# run with --set {}", b.overrides.join(" --set "));
+                }
+                print!("{}", b.text);
+                Ok(())
+            }
+            None => Err(unknown(&name)),
+        }
+    } else if list {
+        for b in benches() {
+            println!("{}", b.name);
+        }
+        Ok(())
+    } else if queue {
+        queue_bench(json);
+        Ok(())
     } else {
         // each benchmark in its own process, so peak RSS is its own
         let exe = std::env::current_exe().expect("own path");
         let mut ok = Ok(());
-        for (n, _) in benches() {
+        for n in benches().into_iter().map(|b| b.name) {
             let mut cmd = std::process::Command::new(&exe);
             cmd.arg("--only").arg(n);
             for s in &sets {

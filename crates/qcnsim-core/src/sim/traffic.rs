@@ -26,7 +26,7 @@ impl<'a> Sim<'a> {
     }
 
     /// Size of the flow's next frame: a full frame, or a finite flow's remainder (at least 64 B).
-    #[inline]
+    #[inline(always)]
     fn next_size(f: &Flow) -> u32 {
         match f.size {
             Some(total) if total - f.gen_bytes < f.frame as u64 => {
@@ -37,7 +37,7 @@ impl<'a> Sim<'a> {
     }
 
     /// Count a frame of `size` bytes generated at `t` and set the time of the next one.
-    #[inline]
+    #[inline(always)]
     fn advance(f: &mut Flow, t: SimTime, size: u32) {
         f.gen_bytes += size as u64;
         f.gen_frames += 1;
@@ -66,12 +66,6 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn on_gen(&mut self, fi: usize) {
-        let f = &self.flows[fi];
-        if f.traffic == Traffic::Greedy && !f.rl_q.is_empty() && !Self::rl_room(f) {
-            // the source waits for room; the next departure takes the frame (`refill`)
-            self.flows[fi].gen_lazy = true;
-            return;
-        }
         let pkt = self.make_frame(fi, self.now);
         self.rl_offer(fi, pkt);
         self.schedule_gen(fi);
@@ -82,7 +76,9 @@ impl<'a> Sim<'a> {
     #[inline]
     pub(super) fn schedule_gen(&mut self, fi: usize) {
         let f = &mut self.flows[fi];
-        if self.lazy_gen && !f.rl_q.is_empty() {
+        // A greedy source is always generated lazily: it waits at a full queue (see `catch_up`
+        // and `refill`), so a generation event only ever finds its queue empty.
+        if (self.lazy_gen || f.traffic == Traffic::Greedy) && !f.rl_q.is_empty() {
             f.gen_lazy = true;
         } else {
             f.gen_lazy = false;
@@ -97,6 +93,7 @@ impl<'a> Sim<'a> {
     /// dropped, when the queue is full) in generation order at the next departure, with the
     /// same outcome as one event per frame. Frames generated at the departure instant itself
     /// are taken first.
+    #[inline]
     pub(super) fn catch_up(&mut self, fi: usize, now: SimTime) {
         while self.flows[fi].gen_lazy && self.flows[fi].next_gen <= now {
             let f = &self.flows[fi];
@@ -126,6 +123,7 @@ impl<'a> Sim<'a> {
     /// generating and dropping them one by one would (same counters, same random draws, same
     /// next generation instant). Only full-size frames are skipped (a finite flow's shorter
     /// last frame may still fit; the caller builds it). Returns false when nothing was skipped.
+    #[inline(never)]
     fn skip_dropped(&mut self, fi: usize, limit: SimTime) -> bool {
         let f = &mut self.flows[fi];
         let frame = f.frame as u64;
