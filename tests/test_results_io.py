@@ -93,14 +93,18 @@ def test_write_failure_keeps_previous_result(tmp_path, fake_results, monkeypatch
     assert [p.name for p in tmp_path.iterdir()] == ["r"]
 
 
-def test_write_replaces_existing_target(tmp_path, fake_results):
+def test_write_replaces_a_previous_result_only(tmp_path, fake_results):
+    """A previous qcnsim result is replaced; a directory holding a file qcnsim did not write is
+    refused and left as it was (issue 10: never delete the user's files)."""
     out = tmp_path / "r"
-    out.mkdir()
-    (out / "stale.txt").write_text("old")
+    fake_results.write(out, fmt="parquet")
     fake_results.write(out, fmt="csv")
-    assert not (out / "stale.txt").exists()
-    assert is_complete(out)
+    assert is_complete(out) and not list(out.glob("*.parquet"))
     assert [p.name for p in tmp_path.iterdir()] == ["r"]
+    (out / "stale.txt").write_text("old")
+    with pytest.raises(qcnsim.OutputError):
+        fake_results.write(out, fmt="csv")
+    assert (out / "stale.txt").read_text() == "old"
 
 
 def test_write_rejects_unknown_format(tmp_path, fake_results):

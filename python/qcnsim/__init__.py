@@ -14,6 +14,7 @@ Quick start::
 
 from . import _core
 from ._errors import ScenarioError
+from .outputs import OutputError
 from .results import Results
 from .run import run
 from .scenario import Scenario
@@ -21,4 +22,4 @@ from .sweeps import SweepResults, sweep
 
 __version__: str = _core.version()
 
-__all__ = ["Scenario", "run", "Results", "ScenarioError", "sweep", "SweepResults", "__version__"]
+__all__ = ["Scenario", "run", "Results", "ScenarioError", "OutputError", "sweep", "SweepResults", "__version__"]

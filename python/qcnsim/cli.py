@@ -1,8 +1,11 @@
 """Command line interface: ``qcnsim run|validate|plot|reproduce|sweep|bench``.
 
 Errors in the user's input (an invalid scenario, a missing file, a bad ``--set``, an unknown
-experiment) print ``error: <message>`` on stderr and exit with status 2, without a traceback.
-Ctrl-C exits with status 130.
+experiment, an output path qcnsim will not write to) print ``error: <message>`` on stderr and exit
+with status 2, without a traceback. Errors of the environment (a file that cannot be read or
+written, a lost Dask scheduler) and unexpected errors print a message and exit with status 1.
+``--debug`` (or ``QCNSIM_DEBUG=1``) shows the traceback instead. Ctrl-C exits with status 130,
+SIGTERM with 143 (after removing temporary files).
 """
 
 from __future__ import annotations
@@ -10,15 +13,19 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
 from . import _core
+from .outputs import OutputError, check_result_dir
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+DEBUG_ENV = "QCNSIM_DEBUG"
 BENCH_BUILD = "cargo build --release -p qcnsim-core --bin qcnsim-bench"
 
 
@@ -59,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Packet-level simulator of Layer-2 congestion control (IEEE 802.1Qau QCN).",
     )
     ap.add_argument("--version", action="version", version=f"qcnsim {__version__}")
+    ap.add_argument("--debug", action="store_true",
+                    help=f"show Python tracebacks of errors (for bug reports; also {DEBUG_ENV}=1)")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -104,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--executor", choices=("local", "dask"), default=None, help="where to run (default: local)")
     p.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address tcp://HOST:PORT (implies --executor dask)")
     p.add_argument("--jobs", type=_positive, metavar="N", help="local worker processes (default: all cores)")
+    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="how long to try to reach (or reach again) the Dask scheduler (default: 10)")
     _set_arg(p)
     p.add_argument("--variant", metavar="NAME", help="apply one of the scenario's [[variants]] first")
     p.add_argument("--seed", type=_seed, help="base seed (overrides meta.seed)")
@@ -130,12 +141,7 @@ def _load(path: str):
     p = Path(path)
     if not p.exists():
         raise CliError(f"scenario file not found: {path}")
-    if p.is_dir():
-        raise CliError(f"{path} is a directory, expected a scenario .toml file")
-    try:
-        return Scenario.load(p)
-    except UnicodeDecodeError:
-        raise CliError(f"{path}: not a UTF-8 text file") from None
+    return Scenario.load(p)
 
 
 def cmd_run(a) -> int:
@@ -146,6 +152,7 @@ def cmd_run(a) -> int:
         sc = sc.variant(a.variant)
     sc.validate()
     out = Path(a.out) if a.out else Path("results") / Path(a.scenario).stem / (a.variant or "")
+    check_result_dir(out)  # before simulating: never lose the run, never overwrite the user's files
     res = run(sc, seed=a.seed, progress=False if a.no_progress else None)
     res.write(out, fmt=a.format)
     _print_summary(res)
@@ -204,12 +211,37 @@ def cmd_plot(a) -> int:
         runs = plot.load_runs(d)
     except FileNotFoundError as e:
         raise CliError(str(e)) from None
-    figs = plot.plot_all(runs, Path(a.out) if a.out else d)
+    figs = draw_figures(lambda tmp: plot.plot_all(runs, tmp), Path(a.out) if a.out else d)
     for f in figs:
         print(f)
     if not figs:
         print("nothing to plot (no port_throughput, queue_samples or rp_rates rows)", file=sys.stderr)
     return 0
+
+
+def draw_figures(draw, out: Path) -> list:
+    """Draw figures with ``draw(tmp_dir)`` into a temporary directory, then move them into ``out``
+    when none would overwrite a file qcnsim did not draw (else nothing is written)."""
+    import tempfile
+
+    from .outputs import check_figures, record_figures
+
+    check_figures(out, [])
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".figures.tmp-{os.getpid()}-", dir=out))
+    try:
+        drawn = [Path(f) for f in draw(tmp)]
+        names = [f.name for f in drawn]
+        check_figures(out, names)
+        moved = []
+        for f in drawn:
+            os.replace(f, out / f.name)
+            moved.append(out / f.name)
+        if moved:
+            record_figures(out, names)
+        return moved
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def cmd_reproduce(a) -> int:
@@ -279,7 +311,7 @@ def cmd_sweep(a) -> int:
     plan = plan_sweep(sc, a.axes, a.replications, "zip" if a.zip else None, a.seed)
     if executor == "dask":
         try:
-            ex = DaskExecutor(scheduler=a.scheduler, jobs=a.jobs)
+            ex = DaskExecutor(scheduler=a.scheduler, jobs=a.jobs, connect_timeout=a.connect_timeout)
         except ImportError as e:
             raise CliError(str(e)) from None
     else:
@@ -339,6 +371,10 @@ COMMANDS = {"run": cmd_run, "validate": cmd_validate, "plot": cmd_plot,
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    debug = os.environ.get(DEBUG_ENV, "").lower() not in ("", "0", "false", "no")
+    if argv[:1] == ["--debug"]:
+        debug = True
+    restore = _on_sigterm_exit()
     try:
         if argv[:1] == ["bench"]:
             # Everything after `bench` goes to qcnsim-bench untouched (including --help).
@@ -349,14 +385,71 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (CliError, _core.ScenarioError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except FileNotFoundError as e:
-        print(f"error: {e.filename or e}: file not found" if e.filename else f"error: {e}", file=sys.stderr)
-        return EXIT_USAGE
+    except _Terminated:
+        print("terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except BrokenPipeError:
+        _quiet_stdout()
         return 0
+    except Exception as e:  # noqa: BLE001 - every error becomes a message (--debug: the traceback)
+        if debug:
+            raise
+        code, msg = describe_error(e)
+        print(f"error: {msg}", file=sys.stderr)
+        return code
+    finally:
+        restore()
+
+
+class _Terminated(BaseException):
+    """SIGTERM: unwinds like Ctrl-C, so temporary files are removed on the way out."""
+
+
+def _on_sigterm_exit():
+    """While the CLI runs, SIGTERM raises :class:`_Terminated` (main thread only)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def on_term(signum, frame):
+        raise _Terminated()
+
+    try:
+        old = signal.signal(signal.SIGTERM, on_term)
+    except (ValueError, OSError):
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, old)
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe on stdout: point it at /dev/null so the interpreter's final flush does
+    not print another error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def describe_error(e: BaseException):
+    """``(exit status, message)`` for an error reaching the command line."""
+    from .sweeps import SweepStopped
+
+    if isinstance(e, (CliError, _core.ScenarioError, OutputError)):
+        return EXIT_USAGE, str(e)
+    if isinstance(e, SweepStopped):
+        return EXIT_FAILED, str(e)
+    if isinstance(e, FileNotFoundError):
+        return EXIT_USAGE, f"{e.filename}: file not found" if e.filename else str(e)
+    if isinstance(e, OSError):
+        where = f"{e.filename}: " if e.filename else ""
+        why = e.strerror or str(e) or type(e).__name__
+        return EXIT_FAILED, f"{where}{why}"
+    if isinstance(e, MemoryError):
+        return EXIT_FAILED, "out of memory (see docs/performance.md, \"Memory\")"
+    return EXIT_FAILED, (f"unexpected error: {type(e).__name__}: {e} (rerun with --debug or {DEBUG_ENV}=1 for the "
+                         "traceback, and please report it)")
 
 
 if __name__ == "__main__":

@@ -308,7 +308,7 @@ def worker_main() -> None:
     inp = sys.stdin.buffer
     try:
         setup = _recv(inp)
-    except EOFError:
+    except (EOFError, OSError):
         return
     sys.path[:] = setup["sys_path"]
     mod, _, qual = setup["task_fn"].partition(":")
@@ -319,13 +319,17 @@ def worker_main() -> None:
     while True:
         try:
             batch = _recv(inp)
-        except EOFError:
+        except (EOFError, OSError):
             return
         if batch is None:
             return
         for task in batch:
             status, payload = fn(text, task.overrides, task.seed)
-            _send(out, (task.key, status, payload))
+            try:
+                _send(out, (task.key, status, payload))
+            except OSError:
+                # The sweep process is gone (killed): nobody to answer, and nothing to report.
+                os._exit(0)
 
 
 def _run_chunk(text: str, tasks: Sequence[Task], task_fn: TaskFn) -> List[Tuple[Tuple[str, int], str, Any]]:
@@ -333,15 +337,24 @@ def _run_chunk(text: str, tasks: Sequence[Task], task_fn: TaskFn) -> List[Tuple[
     return [(t.key, *task_fn(text, t.overrides, t.seed)) for t in tasks]
 
 
+class ExecutorLost(RuntimeError):
+    """The executor cannot reach, or lost, the cluster that runs the tasks (e.g. the Dask
+    scheduler is not running or died). Runs finished before are kept by the sweep."""
+
+
 class DaskExecutor:
     """A ``dask.distributed`` cluster: ``scheduler`` is an address (``tcp://HOST:PORT``) or a
     ``distributed.Client``; with neither, a ``LocalCluster`` of ``jobs`` single-threaded worker
-    processes is started for the sweep and closed after it."""
+    processes is started for the sweep and closed after it.
+
+    ``connect_timeout`` (seconds) bounds both the first connection to a scheduler given by its
+    address and the time the client may spend reconnecting after losing it; either failure raises
+    :class:`ExecutorLost`."""
 
     name = "dask"
 
     def __init__(self, scheduler: Any = None, jobs: Optional[int] = None, chunk: Optional[int] = None,
-                 task_fn: TaskFn = run_task) -> None:
+                 task_fn: TaskFn = run_task, connect_timeout: float = 10.0) -> None:
         try:
             import distributed  # noqa: F401
         except ImportError:
@@ -350,6 +363,7 @@ class DaskExecutor:
         self.jobs = jobs
         self.chunk = chunk
         self.task_fn = task_fn
+        self.connect_timeout = float(connect_timeout)
 
     def __repr__(self) -> str:
         return f"DaskExecutor(scheduler={self.scheduler!r})"
@@ -362,48 +376,106 @@ class DaskExecutor:
                                    processes=True, dashboard_address=":0")
             return Client(cluster), cluster, True
         if isinstance(self.scheduler, str):
-            return Client(self.scheduler), None, True
+            try:
+                return Client(self.scheduler, timeout=f"{self.connect_timeout}s"), None, True
+            except (OSError, TimeoutError, ValueError) as e:
+                raise ExecutorLost(f"cannot reach the Dask scheduler at {self.scheduler} within "
+                                   f"{self.connect_timeout:g} s ({type(e).__name__}: {e}); start it (`dask "
+                                   "scheduler`) or check the address") from None
         return self.scheduler, None, False  # a Client the caller owns
 
+    def _where(self) -> str:
+        return f"at {self.scheduler}" if isinstance(self.scheduler, str) else "of the sweep"
+
     def map(self, text: str, tasks: Sequence[Task]) -> Iterator[Outcome]:
-        from distributed import as_completed
+        import asyncio
+
+        from distributed import wait
 
         tasks = list(tasks)
         if not tasks:
             return
         client, cluster, own = self._client()
         futures: Dict[Any, List[Task]] = {}
+        lost_since: Optional[float] = None
+
+        def lost(why: str) -> ExecutorLost:
+            return ExecutorLost(f"lost the Dask scheduler {self._where()} ({why.strip()})")
+
         try:
-            workers = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
+            try:
+                workers = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
+            except (OSError, TimeoutError) as e:
+                raise lost(f"{type(e).__name__}: {e}") from None
             size = self.chunk or chunk_size(len(tasks), workers)
             for i in range(0, len(tasks), size):
                 batch = tasks[i:i + size]
                 futures[client.submit(_run_chunk, text, batch, self.task_fn, pure=False)] = batch
-            done = as_completed(list(futures))
-            for fut in done:
-                batch = futures.pop(fut)
+            while futures:
+                # Poll rather than block: a scheduler that dies leaves futures that never finish.
                 try:
-                    results = fut.result()
-                except Exception as e:  # noqa: BLE001 - a worker died (KilledWorker) or the task could not run
-                    if len(batch) > 1:
-                        # Which task killed it is unknown: retry each on its own, no attempt counted.
-                        for t in batch:
-                            f = client.submit(_run_chunk, text, [t], self.task_fn, pure=False)
-                            futures[f] = [t]
-                            done.add(f)
+                    finished, _ = wait(list(futures), timeout=POLL_S * 5, return_when="FIRST_COMPLETED")
+                except (TimeoutError, asyncio.TimeoutError, OSError):
+                    finished = set()
+                except Exception as e:  # noqa: BLE001 - FuturesCancelledError: the scheduler connection is lost
+                    raise lost(f"{type(e).__name__}: {str(e).splitlines()[-1] if str(e) else e}") from None
+                if client.status not in ("running", "newly-created"):
+                    lost_since = lost_since if lost_since is not None else time.monotonic()
+                    if client.status in ("closed", "closing") or \
+                            time.monotonic() - lost_since > self.connect_timeout:
+                        raise lost(f"client {client.status}")
+                else:
+                    lost_since = None
+                for fut in finished:
+                    batch = futures.pop(fut)
+                    try:
+                        results = fut.result()
+                    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+                        raise
+                    except BaseException as e:  # noqa: BLE001 - KilledWorker, a cancelled future (asyncio's
+                        # CancelledError is a BaseException), or the task could not run
+                        if client.status not in ("running", "newly-created") or \
+                                "scheduler-connection-lost" in str(e) or type(e).__name__.endswith("CancelledError"):
+                            futures[fut] = batch  # not attempted as far as we know
+                            raise lost(f"{type(e).__name__}: {e}") from None
+                        if len(batch) > 1:
+                            # Which task killed it is unknown: retry each on its own, no attempt counted.
+                            for t in batch:
+                                futures[client.submit(_run_chunk, text, [t], self.task_fn, pure=False)] = [t]
+                            continue
+                        yield batch[0], "lost", f"{type(e).__name__}: {e}"
                         continue
-                    yield batch[0], "lost", f"{type(e).__name__}: {e}"
-                    continue
-                by_key = {t.key: t for t in batch}
-                for key, status, payload in results:
-                    yield by_key[key], status, payload
+                    by_key = {t.key: t for t in batch}
+                    for key, status, payload in results:
+                        yield by_key[key], status, payload
         finally:
-            if futures:
-                client.cancel(list(futures))
-            if own:
-                client.close()
-                if cluster is not None:
+            _close_quietly(client, cluster, list(futures), own)
+
+
+def _close_quietly(client: Any, cluster: Any, pending: List[Any], own: bool) -> None:
+    """Cancel what is pending and close what this executor opened; a client whose scheduler is
+    gone may fail to do either, which changes nothing for the sweep."""
+    import contextlib
+    import logging
+
+    # distributed logs the lost connection at length; the sweep reports it in one line
+    quiet = [logging.getLogger(n) for n in ("distributed", "distributed.client", "distributed.batched")]
+    levels = [lg.level for lg in quiet]
+    for lg in quiet:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        if pending:
+            with contextlib.suppress(Exception):
+                client.cancel(pending)
+        if own:
+            with contextlib.suppress(Exception):
+                client.close(timeout=2)
+            if cluster is not None:
+                with contextlib.suppress(Exception):
                     cluster.close()
+    finally:
+        for lg, lv in zip(quiet, levels):
+            lg.setLevel(lv)
 
 
 EXECUTORS = ("local", "dask")

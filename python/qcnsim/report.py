@@ -31,6 +31,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import polars as pl
 
 from ._errors import ScenarioError
+from .outputs import check_reproduce_dir, mark_reproduce_dir
 from .results import RUN_JSON
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -167,7 +168,8 @@ def reproduce_all(
     from .reproduce import find_scenario, list_experiments, reproduce
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    check_reproduce_dir(out, "out_dir")
+    mark_reproduce_dir(out, "all")
     names = list(names) if names is not None else list_experiments()
     started_wall = time.time()
     t0 = time.monotonic()

@@ -29,6 +29,7 @@ import polars as pl
 
 from . import plot
 from ._errors import ScenarioError
+from .outputs import check_reproduce_dir, check_result_dir, mark_reproduce_dir
 from .results import RUN_JSON, Results, is_complete
 from .run import run
 from .scenario import Scenario, variant_override
@@ -357,15 +358,19 @@ def reproduce(
     variants = variants or [{"name": "base", "set": {}}]
     extra = [f"meta.duration={quick_duration(resolved)}"] if quick else []
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    check_reproduce_dir(out_dir, "out_dir")
 
-    # Validate every variant before running any, so a typo fails fast.
+    # Validate every variant and check its result directory before running any, so a typo or an
+    # output path qcnsim will not write to fails fast.
     planned = []
     for v in variants:
         ovr = [*([variant_override(v["name"])] if named else []), *extra, *overrides]
         sc = Scenario(base.text, found.path, ovr, name=f"{stem}/{v['name']}")
         sc.resolved()
+        if not _same_run(out_dir / v["name"], sc.overrides, seed):
+            check_result_dir(out_dir / v["name"], "out_dir")
         planned.append((v["name"], sc))
+    mark_reproduce_dir(out_dir, stem)
 
     runs = []
     for vname, sc in planned:

@@ -6,12 +6,14 @@ import json
 import os
 import shutil
 import tempfile
-import uuid
+import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Union
 
 import numpy as np
 import polars as pl
+
+from .outputs import check_result_dir, clean_stale_temporaries, temp_dir_for
 
 RUN_JSON = "run.json"
 FORMATS = ("parquet", "csv")
@@ -102,16 +104,25 @@ class Results:
     def write(self, out_dir: Union[str, "os.PathLike[str]"], fmt: str = "parquet") -> Path:
         """Write every table as ``<name>.<fmt>`` plus ``run.json`` into ``out_dir``, atomically.
 
-        Everything is written into a temporary directory beside the target, which is renamed into
-        place at the end; an existing target is replaced only after the new one is complete, so a
-        crash never leaves a half-written result directory.
+        ``out_dir`` must be new, an empty directory, or a previous qcnsim result holding only what
+        qcnsim wrote (see :mod:`qcnsim.outputs`); anything else raises
+        :class:`qcnsim.OutputError` before a file is written. Everything is written into a
+        temporary directory beside the target, which is renamed into place at the end; a previous
+        result is replaced only after the new one is complete, so a crash never leaves a
+        half-written result directory. Temporary directories left by a killed write to the same
+        place are removed first.
         """
         if fmt not in FORMATS:
             raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
         target = Path(out_dir)
+        check_result_dir(target, "out_dir")
         parent = target.parent
         parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+        unknown = clean_stale_temporaries(target)
+        if unknown:
+            warnings.warn(f"left alone (temporary directories of an older qcnsim, maybe still running): "
+                          f"{', '.join(unknown)}", stacklevel=2)
+        tmp = temp_dir_for(target)
         try:
             for name, df in self.tables.items():
                 path = tmp / f"{name}.{fmt}"
@@ -176,11 +187,12 @@ def _replace_dir(src: Path, target: Path) -> None:
         return
     if target.is_file() or target.is_symlink():
         raise FileExistsError(f"{target} exists and is not a directory")
-    old = target.parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
-    os.rename(target, old)
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-{os.getpid()}-", dir=target.parent))
+    os.rename(target, old / "previous")
     try:
         os.rename(src, target)
     except BaseException:
-        os.rename(old, target)  # put the previous result back
+        os.rename(old / "previous", target)  # put the previous result back
+        os.rmdir(old)
         raise
     shutil.rmtree(old, ignore_errors=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
@@ -17,6 +18,31 @@ from . import _core
 from ._errors import ScenarioError, translate_errors
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+#: The largest scenario file read (a scenario is text written by a person or a generator).
+MAX_SCENARIO_BYTES = 64 * 1024 * 1024
+
+
+def read_scenario_text(p: Path) -> str:
+    """The text of scenario file ``p`` (see :meth:`Scenario.load` for the errors). Only regular
+    files are opened, so a device (``/dev/zero``) or a pipe never blocks or fills memory."""
+    st = os.stat(p)
+    if stat.S_ISDIR(st.st_mode):
+        raise ScenarioError(f"{p} is a directory, expected a scenario .toml file", "", str(p),
+                            "a scenario .toml file")
+    if not stat.S_ISREG(st.st_mode):
+        raise ScenarioError(f"{p} is not a regular file (a device, pipe or socket); a scenario is a TOML text "
+                            "file", "", str(p), "a scenario .toml file")
+    with open(p, "rb") as f:
+        data = f.read(MAX_SCENARIO_BYTES + 1)
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(f"{p} is larger than {MAX_SCENARIO_BYTES // (1024 * 1024)} MiB; a scenario is a TOML "
+                            "text file", "", str(p), f"at most {MAX_SCENARIO_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{p} is not a UTF-8 text file (byte 0x{data[e.start]:02x} at offset {e.start}); "
+                            "save the scenario as UTF-8", "", str(p), "UTF-8 text") from None
 
 
 _TOML_LITERAL = re.compile(
@@ -74,10 +100,11 @@ class Scenario:
     # -- construction -------------------------------------------------------------------------
     @classmethod
     def load(cls, path: PathLike) -> "Scenario":
-        """Read a scenario file. Raises FileNotFoundError if it does not exist."""
+        """Read a scenario file. Raises FileNotFoundError if it does not exist, PermissionError if
+        it cannot be read, and :class:`ScenarioError` if it is not a regular file (a directory,
+        device, pipe), is larger than :data:`MAX_SCENARIO_BYTES` or is not UTF-8 text."""
         p = Path(path)
-        text = p.read_text(encoding="utf-8")
-        return cls(text, path=p)
+        return cls(read_scenario_text(p), path=p)
 
     @classmethod
     def from_text(cls, text: str, name: Optional[str] = None) -> "Scenario":

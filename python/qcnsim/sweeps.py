@@ -37,7 +37,8 @@ import polars as pl
 
 from . import _core, _stats
 from ._errors import ScenarioError
-from .executors import Task, make_executor
+from .executors import ExecutorLost, Task, make_executor
+from .outputs import OutputError, check_sweep_dir
 from .results import FORMATS, RUN_JSON, Results
 from .run import ProgressBar, _fmt_secs, _want_bar
 from .scenario import Scenario, format_override_value
@@ -132,6 +133,17 @@ def split_values(text: str) -> List[str]:
     return out
 
 
+#: Top-level tables an axis may not point into (as in a scenario's [sweep.axes], checked by the core).
+FORBIDDEN_ROOTS = ("sweep", "variants")
+
+
+def _check_axis_root(path: str, label: str) -> None:
+    if path.split(".")[0].strip() in FORBIDDEN_ROOTS:
+        raise ScenarioError(f"`{label}` = {path!r}: expected a scenario field outside [sweep] and [[variants]] "
+                            "(replications and mode are options of the sweep, not axes)", label, path,
+                            "a scenario field outside [sweep] and [[variants]]")
+
+
 def parse_cli_axes(items: Sequence[str]) -> List[Axis]:
     """``["cc.qcn.cp.q_eq=16KB,33KB", ...]`` (``--sweep``) -> axes. Errors name ``--sweep``."""
     axes: List[Axis] = []
@@ -146,6 +158,7 @@ def parse_cli_axes(items: Sequence[str]) -> List[Axis]:
         if any(v == "" for v in values):
             raise ScenarioError(f"`--sweep {path}` = {vals!r}: expected a comma-separated list of values "
                                 "with none empty", f"--sweep {path}", vals, "V1,V2,... (none empty)")
+        _check_axis_root(path, f"--sweep {path}")
         if any(a.path == path for a in axes):
             raise ScenarioError(f"`--sweep {path}`: this field is swept twice", f"--sweep {path}", path,
                                 "each field at most once")
@@ -158,6 +171,7 @@ def axes_from_mapping(axes: Mapping[str, Iterable[Any]], label: str = "axes") ->
     for path, values in axes.items():
         if not isinstance(path, str):
             raise TypeError(f"axis paths must be strings, got {path!r}")
+        _check_axis_root(path, f"{label}[{path!r}]")
         vals = [values] if isinstance(values, (str, bytes)) else list(values)
         if not vals:
             raise ScenarioError(f"`{label}[{path!r}]` = []: expected a non-empty list of values",
@@ -285,10 +299,12 @@ def plan_sweep(
                             "axes with the same number of values")
 
     base_seed = int(resolved["meta"]["seed"]) if seed is None else int(seed)
-    if not 0 <= base_seed < 2**63:
-        raise ScenarioError(f"`seed` = {base_seed}: expected a whole number from 0 to 2^63-1", "meta.seed",
-                            str(base_seed), "a whole number from 0 to 2^63-1")
-    base = scenario.with_overrides([f"meta.seed={base_seed}"]) if seed is not None else scenario
+    if not 0 <= base_seed < 2**64:
+        raise ScenarioError(f"`seed` = {base_seed}: expected a whole number from 0 to 2^64-1", "meta.seed",
+                            str(base_seed), "a whole number from 0 to 2^64-1")
+    # A TOML integer is signed 64-bit: a larger seed is given as a string of digits.
+    seed_value = str(base_seed) if base_seed < 2**63 else f'"{base_seed}"'
+    base = scenario.with_overrides([f"meta.seed={seed_value}"]) if seed is not None else scenario
     text, base_ovr = base.text, base.overrides
 
     def value_error(a: Axis, i: int) -> Optional[ScenarioError]:
@@ -601,6 +617,7 @@ def run_sweep(
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
     keep = None if tables is None else {*tables, "summary"}
     out = Path(out)
+    check_sweep_dir(out, "out")  # before any run: a sweep never writes over files it did not write
     out.mkdir(parents=True, exist_ok=True)
     executor = make_executor(executor)
     with _Lock(out):
@@ -648,6 +665,8 @@ def run_sweep(
             d = out / f"point={task.point}" / f"rep={task.rep}"
             try:
                 res.write(d, fmt=fmt)
+            except OutputError as e:
+                raise SweepStopped(f"sweep stopped: {e}; every run written before is complete") from e
             except OSError as e:
                 why = "the disk is full" if e.errno in (errno.ENOSPC, errno.EDQUOT) else str(e)
                 raise SweepStopped(f"sweep stopped: cannot write {d} ({why}); every run written before is "
@@ -671,31 +690,36 @@ def run_sweep(
         t0 = time.monotonic()
         pending = todo
         writers = ThreadPoolExecutor(max_workers=WRITER_THREADS, thread_name_prefix="qcnsim-sweep-write")
+        lost: Optional[ExecutorLost] = None
         try:
-            for attempt in range(1, MAX_ATTEMPTS + 1):
-                if not pending:
-                    break
-                if attempt > 1:
-                    log(f"sweep: retrying {len(pending)} failed run(s)")
-                retry = []
-                for task, status, payload in executor.map(plan.scenario.text, pending):
-                    if status == "ok":
-                        if keep is not None:
-                            payload = {**payload, "tables": {k: v for k, v in payload["tables"].items() if k in keep}}
-                        res = Results._from_core(payload, scenario_name=plan.scenario.name,
-                                                 overrides=list(task.overrides))
-                        res.run_info["sweep"] = {"point": task.point, "rep": task.rep, "attempt": attempt,
-                                                 "values": values_of.get(task.point, {}),
-                                                 "base_seed": plan.base_seed}
-                        unwritten.append((writers.submit(write, task, res), task, _rows_from_core(payload)))
-                        settle(MAX_UNWRITTEN)
-                    elif attempt < MAX_ATTEMPTS:
-                        retry.append(task)
-                    else:
-                        errors[task.key] = str(payload)
-                        report()
-                settle(0)
-                pending = retry
+            try:
+                for attempt in range(1, MAX_ATTEMPTS + 1):
+                    if not pending:
+                        break
+                    if attempt > 1:
+                        log(f"sweep: retrying {len(pending)} failed run(s)")
+                    retry = []
+                    for task, status, payload in executor.map(plan.scenario.text, pending):
+                        if status == "ok":
+                            if keep is not None:
+                                payload = {**payload, "tables": {k: v for k, v in payload["tables"].items() if k in keep}}
+                            res = Results._from_core(payload, scenario_name=plan.scenario.name,
+                                                     overrides=list(task.overrides))
+                            res.run_info["sweep"] = {"point": task.point, "rep": task.rep, "attempt": attempt,
+                                                     "values": values_of.get(task.point, {}),
+                                                     "base_seed": plan.base_seed}
+                            unwritten.append((writers.submit(write, task, res), task, _rows_from_core(payload)))
+                            settle(MAX_UNWRITTEN)
+                        elif attempt < MAX_ATTEMPTS:
+                            retry.append(task)
+                        else:
+                            errors[task.key] = str(payload)
+                            report()
+                    settle(0)
+                    pending = retry
+            except ExecutorLost as e:
+                lost = e
+                settle(0)  # keep every run received before the loss
         finally:
             writers.shutdown(wait=True)  # a run being written is finished, not torn
             if bar is not None:
@@ -706,7 +730,11 @@ def run_sweep(
         if todo:
             log(f"sweep: {ran} run(s) in {wall:.1f} s ({ran / wall if wall > 0 else 0:.1f} runs/s)"
                 + (f", {len(errors)} failed" if errors else ""))
-        return _collect(plan, plan_json, out, fmt, summaries, errors)
+        res = _collect(plan, plan_json, out, fmt, summaries, errors)
+        if lost is not None:
+            raise SweepStopped(f"sweep stopped: {lost}; {len(summaries)} of {len(tasks)} run(s) are done and kept in "
+                               f"{out}; rerun the same command to resume") from None
+        return res
 
 
 def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,

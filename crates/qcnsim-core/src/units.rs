@@ -158,8 +158,29 @@ pub const RATE_HELP: &str =
 pub const BYTES_HELP: &str =
     "a size with a unit: B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (e.g. \"150KB\", \"1500B\")";
 
-/// Parse a time such as `"0.5us"` into picoseconds, exactly.
+/// The largest time a scenario may give (any duration, delay, interval or instant): 10^6 s,
+/// about 11.6 days. The engine adds a few such times together (an instant plus a delay plus a
+/// serialisation time), so with every term at most this large no sum can wrap around u64
+/// picoseconds (about 213 days).
+pub const MAX_TIME: SimTime = 1_000_000 * SEC;
+/// The slowest rate a scenario may give: 1 bit/s. The longest frame (9216 B plus 1000 B of
+/// preamble and 1000 B of gap) then serialises in about 9e16 ps, far below [`MAX_TIME`].
+pub const MIN_RATE: f64 = 1.0;
+/// The fastest rate a scenario may give: 1000 Tbit/s (a 64-byte frame in about half a
+/// picosecond, the resolution of simulated time).
+pub const MAX_RATE: f64 = 1e15;
+
+const NEGATIVE: &str = "must not be negative";
+
+fn negative(s: &str) -> bool {
+    s.trim_start().starts_with('-')
+}
+
+/// Parse a time such as `"0.5us"` into picoseconds, exactly; at most [`MAX_TIME`].
 pub fn parse_time(s: &str) -> Result<SimTime, UnitError> {
+    if negative(s) {
+        return Err(UnitError(format!("a time of 0 or more ({NEGATIVE})")));
+    }
     let (num, unit) = split_number(s).ok_or_else(|| UnitError(TIME_HELP.into()))?;
     let factor: u128 = match unit {
         "ps" => 1,
@@ -170,13 +191,25 @@ pub fn parse_time(s: &str) -> Result<SimTime, UnitError> {
         _ => return Err(UnitError(TIME_HELP.into())),
     };
     let d = parse_decimal(num).ok_or_else(|| UnitError(TIME_HELP.into()))?;
-    scale_exact(d, factor).ok_or_else(|| {
-        UnitError("a time that is a whole number of picoseconds and below 213 days".into())
-    })
+    let bound = || {
+        UnitError(
+            "a time that is a whole number of picoseconds and at most 1000000s (about 11.6 days)"
+                .into(),
+        )
+    };
+    match scale_exact(d, factor) {
+        Some(t) if t <= MAX_TIME => Ok(t),
+        _ => Err(bound()),
+    }
 }
 
 /// Parse a bit rate such as `"10Gbps"` into bit/s (a float: rates of rate limiters are real).
+/// Zero is returned as it is (callers that need a rate above zero say so); any other rate must
+/// lie in [`MIN_RATE`, `MAX_RATE`].
 pub fn parse_rate(s: &str) -> Result<f64, UnitError> {
+    if negative(s) {
+        return Err(UnitError(format!("a rate above zero ({NEGATIVE})")));
+    }
     let (num, unit) = split_number(s).ok_or_else(|| UnitError(RATE_HELP.into()))?;
     let factor: f64 = match unit {
         "bps" | "b/s" => 1.0,
@@ -187,11 +220,20 @@ pub fn parse_rate(s: &str) -> Result<f64, UnitError> {
         _ => return Err(UnitError(RATE_HELP.into())),
     };
     let d = parse_decimal(num).ok_or_else(|| UnitError(RATE_HELP.into()))?;
-    Ok(d.mantissa as f64 / 10f64.powi(d.frac_digits as i32) * factor)
+    let r = d.mantissa as f64 / 10f64.powi(d.frac_digits as i32) * factor;
+    if r != 0.0 && !(MIN_RATE..=MAX_RATE).contains(&r) {
+        return Err(UnitError(
+            "a rate from 1bps to 1000Tbps (the range simulated time can represent)".into(),
+        ));
+    }
+    Ok(r)
 }
 
 /// Parse a size such as `"150KB"` into bytes; the result must be a whole number of bytes.
 pub fn parse_bytes(s: &str) -> Result<u64, UnitError> {
+    if negative(s) {
+        return Err(UnitError(format!("a size of 0 or more ({NEGATIVE})")));
+    }
     let (num, unit) = split_number(s).ok_or_else(|| UnitError(BYTES_HELP.into()))?;
     let factor: u128 = match unit {
         "B" => 1,
@@ -332,6 +374,50 @@ mod tests {
         for s in ["", "10", "5 hours", "0.1ps", "1e3s", "-1s", "1.2.3s", "us"] {
             assert!(parse_time(s).is_err(), "{s} should be rejected");
         }
+    }
+
+    #[test]
+    fn negative_values_say_so() {
+        for e in [
+            parse_time("-5s").unwrap_err(),
+            parse_time(" -0.5us").unwrap_err(),
+            parse_rate("-1Gbps").unwrap_err(),
+            parse_bytes("-1500B").unwrap_err(),
+        ] {
+            assert!(e.0.contains("must not be negative"), "{e}");
+        }
+    }
+
+    #[test]
+    fn times_and_rates_are_bounded() {
+        assert_eq!(parse_time("1000000s").unwrap(), MAX_TIME);
+        assert_eq!(parse_time("1000000000000000000ps").unwrap(), MAX_TIME);
+        for s in [
+            "1000000.000000000001s",
+            "1000001s",
+            "18446744073709551615ps",
+            "18446744073709000000ps",
+        ] {
+            assert!(
+                parse_time(s).unwrap_err().0.contains("at most 1000000s"),
+                "{s}"
+            );
+        }
+        assert_eq!(parse_rate("1bps").unwrap(), 1.0);
+        assert_eq!(parse_rate("1000Tbps").unwrap(), 1e15);
+        assert_eq!(parse_rate("0bps").unwrap(), 0.0);
+        for s in ["0.0001bps", "0.5bps", "1001Tbps", "99999999Tbps"] {
+            assert!(
+                parse_rate(s)
+                    .unwrap_err()
+                    .0
+                    .contains("from 1bps to 1000Tbps"),
+                "{s}"
+            );
+        }
+        // the slowest rate and the largest frame stay far from the time bound
+        assert!(tx_time_f(9216 + 2000, MIN_RATE) < MAX_TIME / 10);
+        assert!(tx_time_f(64, MAX_RATE) >= 1);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Scenario files: parsing, validation with field paths, and the resolved scenario model that
 //! the simulator is built from. See docs/scenario.md for the file format.
 
+pub mod budget;
 pub mod expand;
 pub mod flow_control;
 pub mod multicast;
@@ -522,8 +523,12 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
     let meta_seed = root
         .get("meta")
         .and_then(|m| m.get("seed"))
-        .and_then(|s| s.as_integer())
-        .map_or(1, |s| s as u64);
+        .and_then(|s| {
+            s.as_integer()
+                .map(|i| i as u64)
+                .or_else(|| s.as_str().and_then(|t| t.trim().parse().ok()))
+        })
+        .unwrap_or(1);
     let meta_duration = root
         .get("meta")
         .and_then(|m| m.get("duration"))
@@ -565,8 +570,9 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
             "a duration above zero (reproduce --quick runs min(quick_duration, duration))",
         ));
     }
-    let seed = meta.int_in("seed", 1, 0, i64::MAX)? as u64;
+    let seed = read_seed(&mut meta)?;
     let seed = seed_over.unwrap_or(seed);
+    let max_frames = meta.int_in("max_frames", budget::DEFAULT_MAX_FRAMES, 1, i64::MAX)?;
     meta.opt_str("variant")?; // checked and applied by `load`
     resolved.insert("meta".into(), Json::Object(meta.finish()?));
 
@@ -1042,6 +1048,7 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
     // [metrics]
     let mut m = r.sub("metrics")?;
     sc.metrics = parse_metrics(&sc, &mut m)?;
+    budget::apply(&mut sc, &mut m, max_frames)?;
     resolved.insert("metrics".into(), Json::Object(m.finish()?));
 
     // [analysis]
@@ -1148,6 +1155,32 @@ fn unreachable_dst(sc: &Scenario, t: &TableReader, src: usize, dst: usize) -> Sc
             sc.nodes[src].name
         ),
     )
+}
+
+/// `meta.seed`: a whole number from 0 to 2^64-1, the range of `qcnsim run --seed` and of the
+/// seeds a sweep derives. A TOML integer is signed 64-bit, so a seed above 2^63-1 is written as a
+/// string of digits (`seed = "18446744073709551615"`); the resolved scenario holds the number.
+fn read_seed(meta: &mut TableReader) -> Res<u64> {
+    const ALLOWED: &str = "a whole number from 0 to 18446744073709551615 (2^64-1; above 2^63-1 \
+                           write it as a string of digits, e.g. \"18446744073709551615\")";
+    let seed = match meta.raw("seed") {
+        None => 1,
+        Some(Value::Integer(i)) => {
+            u64::try_from(*i).map_err(|_| meta.err("seed", i.to_string(), ALLOWED))?
+        }
+        Some(Value::String(s)) => {
+            let digits = s.trim();
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(meta.err("seed", format!("{s:?}"), ALLOWED));
+            }
+            digits
+                .parse::<u64>()
+                .map_err(|_| meta.err("seed", format!("{s:?}"), ALLOWED))?
+        }
+        Some(v) => return Err(meta.err("seed", show(v), ALLOWED)),
+    };
+    meta.put("seed", Json::from(seed));
+    Ok(seed)
 }
 
 fn names(nodes: &[NodeSpec]) -> String {
@@ -1645,14 +1678,6 @@ fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSpec> {
     let memory_switches = switch_selection(sc, m, "memory_switches")?;
     let rate_interval = m.time_or("rate_interval", units::MS)?;
     let rate_interval = positive(m, "rate_interval", rate_interval)?;
-    let bins = sc.duration / throughput_bin;
-    if bins > 50_000_000 {
-        return Err(m.err(
-            "throughput_bin",
-            units::fmt_time(throughput_bin),
-            "a bin giving at most 5e7 bins over the run",
-        ));
-    }
     let events = m
         .opt_str_list("events")?
         .unwrap_or_else(|| EVENT_KINDS.iter().map(|s| s.to_string()).collect());
