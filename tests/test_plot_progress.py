@@ -16,14 +16,39 @@ def _png(p):
     assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def _fig_saved(fig, path):
+    from matplotlib.figure import Figure
+
+    assert isinstance(fig, Figure)
+    _png(path)
+    return fig
+
+
 def test_plots_several_labelled_runs(tmp_path, fake_results):
     runs = {"standard": fake_results, "nic-fb": fake_results}
-    _png(plot.throughput(runs, tmp_path / "thr.png"))
-    _png(plot.queue(runs, tmp_path / "q.png"))
-    _png(plot.rates(runs, tmp_path / "cr.png"))
-    _png(plot.rates([("a", fake_results)], tmp_path / "tr.png", which="tr"))
+    _fig_saved(plot.throughput(runs, tmp_path / "thr.png"), tmp_path / "thr.png")
+    _fig_saved(plot.queue(runs, tmp_path / "q.png"), tmp_path / "q.png")
+    _fig_saved(plot.rates(runs, tmp_path / "cr.png"), tmp_path / "cr.png")
+    _fig_saved(plot.rates([("a", fake_results)], tmp_path / "tr.png", which="tr"), tmp_path / "tr.png")
     made = plot.plot_all(fake_results, tmp_path / "all")
     assert {p.name for p in made} == {"throughput.png", "queue.png", "cr.png", "tr.png"}
+
+
+def test_plot_returns_figure_without_saving(tmp_path, fake_results):
+    """In a notebook: a Figure comes back, nothing is written, and pyplot does not keep it open
+    (no duplicate inline display)."""
+    import matplotlib.pyplot as plt
+
+    before = len(plt.get_fignums())
+    fig = plot.queue({"a": fake_results, "b": fake_results})
+    assert fig is not None and len(fig.axes) == 1
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert any(lab.startswith("a") for lab in labels) and any(lab.startswith("b") for lab in labels)
+    assert len(plt.get_fignums()) == before
+    assert list(tmp_path.iterdir()) == []
+    assert plot.save(fig, tmp_path / "sub" / "q.png") == tmp_path / "sub" / "q.png"
+    _png(tmp_path / "sub" / "q.png")
+    assert plot.save(None, tmp_path / "none.png") is None
 
 
 def test_plot_nothing_to_draw(tmp_path):

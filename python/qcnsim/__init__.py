@@ -3,13 +3,21 @@
 Quick start::
 
     import qcnsim
-    sc = qcnsim.Scenario.load("scenarios/hw-hotspot-1src.toml").with_overrides(["meta.duration=1s"])
+    # A built-in reference scenario (also on disk as scenarios/hw-hotspot-1src.toml), shortened:
+    # the hotspot ends at 1.5 s instead of 3 s and the run at 2 s.
+    sc = qcnsim.Scenario.builtin("hw-hotspot-1src").with_overrides(["schedule.1.at=1.5s", "meta.duration=2s"])
     res = qcnsim.run(sc, seed=1)
     print(res.summary)
     res.write("results/demo")
 
-    sw = qcnsim.sweep(sc, {"cc.qcn.cp.q_eq": ["16KB", "33KB"]}, replications=5, out="results/demo-sweep")
+    from qcnsim import plot
+    fig = plot.queue(res)                    # a matplotlib Figure; out="queue.png" also saves it
+
+    sw = qcnsim.sweep(sc, {"cc.qcn.cp.q_eq": ["16KB", "33KB"]}, replications=2, out="results/demo-sweep")
     print(sw.metric("dropped_frames"))
+
+In a notebook, Scenario, Results and SweepResults render as HTML tables; the command line is
+``qcnsim --help`` (``qcnsim params``, ``qcnsim reproduce --list``).
 """
 
 from . import _core

@@ -1,25 +1,50 @@
-"""Figures from Results (matplotlib, Agg backend, PNG at 150 dpi).
+"""Figures from Results (matplotlib; PNG at 150 dpi when saved).
 
 Every function takes ``runs``: one :class:`Results`, a mapping ``{label: Results}`` or a sequence
 of ``(label, Results)`` pairs (e.g. the variants of an experiment), draws them on one figure and
-returns the path of the PNG written (or ``None`` when there is nothing to draw).
+returns the :class:`matplotlib.figure.Figure` (or ``None`` when there is nothing to draw). With
+``out=PATH`` the figure is also saved there as PNG. The figures are built without pyplot, so they
+do not pile up in pyplot's figure list and a notebook shows a returned figure exactly once::
+
+    fig = plot.queue(res)                 # shown inline in Jupyter
+    plot.queue(res, out="queue.png")      # also written to queue.png
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple, Union
 
 import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+# Batch use (CLI, reproduce, scripts) draws off-screen; inside IPython/Jupyter, or when the user
+# chose a backend (MPLBACKEND, or pyplot already imported), leave the backend alone.
+if "ipykernel" not in sys.modules and "IPython" not in sys.modules and not os.environ.get("MPLBACKEND") \
+        and "matplotlib.pyplot" not in sys.modules:
+    matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402, F401  (the experiment modules draw with plot.plt)
 import polars as pl  # noqa: E402
+from matplotlib.figure import Figure as _MplFigure  # noqa: E402
+
+
+class Figure(_MplFigure):
+    """A matplotlib Figure that renders itself as PNG in IPython/Jupyter (``_repr_png_``), so a
+    returned figure shows inline without pyplot and exactly once."""
+
+    def _repr_png_(self) -> bytes:
+        import io
+
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=100)
+        return buf.getvalue()
+
 
 from .results import Results  # noqa: E402
 
 Runs = Union[Results, Mapping[str, Results], Sequence[Tuple[str, Results]]]
+PathArg = Union[str, "os.PathLike[str]", None]
 DPI = 150
 MAX_SERIES = 24  # per run; beyond this the legend is useless (e.g. 400-source stability runs)
 
@@ -64,11 +89,11 @@ def _series_plot(
     yscale: float,
     ylabel: str,
     title: str,
-    out: Union[str, "os.PathLike[str]"],
+    out: PathArg,
     keys: Optional[Sequence[object]] = None,
     step: bool = False,
     extra=None,
-) -> Optional[Path]:
+) -> Optional[Figure]:
     rl = _runs(runs)
     tmax = _max_t(rl, table)
     key_set = set()
@@ -81,7 +106,8 @@ def _series_plot(
     if tmax <= 0:
         return None
     div, unit = _time_scale(tmax)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig = Figure(figsize=(8, 4.5))
+    ax = fig.subplots()
     drawn = 0
     for run_label, r in rl:
         df = r.tables.get(table)
@@ -101,7 +127,6 @@ def _series_plot(
                 ax.plot(t, y, **kw)
             drawn += 1
     if drawn == 0:
-        plt.close(fig)
         return None
     if extra is not None:
         for run_label, r in rl:
@@ -114,10 +139,19 @@ def _series_plot(
     if any(lab for lab in (line.get_label() for line in ax.get_lines()) if not lab.startswith("_")):
         ax.legend(fontsize="small", loc="best")
     fig.tight_layout()
+    if out is not None:
+        save(fig, out)
+    return fig
+
+
+def save(fig: Optional[Figure], out: Union[str, "os.PathLike[str]"]) -> Optional[Path]:
+    """Write ``fig`` as PNG (150 dpi) to ``out`` (its directory is created); return the path, or
+    ``None`` when ``fig`` is ``None`` (nothing was drawn)."""
+    if fig is None:
+        return None
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=DPI)
-    plt.close(fig)
     return out
 
 
@@ -159,23 +193,23 @@ def _qeq_line(ax, run_label, res, yscale) -> None:
     ax.axhline(q / yscale, color="grey", linestyle="--", linewidth=0.8, label=f"Qeq {q / 1e3:g} KB")
 
 
-def throughput(runs: Runs, out: Union[str, "os.PathLike[str]"], ports: Optional[Sequence[object]] = None,
-               title: str = "Throughput at the port output") -> Optional[Path]:
+def throughput(runs: Runs, out: PathArg = None, ports: Optional[Sequence[object]] = None,
+               title: str = "Throughput at the port output") -> Optional[Figure]:
     """Throughput (Gb/s) vs time per port, from ``port_throughput``."""
     return _series_plot(runs, "port_throughput", "port", "throughput_bps", 1e9, "throughput (Gb/s)",
                         title, out, keys=ports, step=True)
 
 
-def queue(runs: Runs, out: Union[str, "os.PathLike[str]"], ports: Optional[Sequence[object]] = None,
-          title: str = "Queue length") -> Optional[Path]:
+def queue(runs: Runs, out: PathArg = None, ports: Optional[Sequence[object]] = None,
+          title: str = "Queue length") -> Optional[Figure]:
     """Queue length (KB = 1000 B) vs time per port, from ``queue_samples``, with the QCN or BCN
     set point Qeq as a dashed line."""
     return _series_plot(runs, "queue_samples", "port", "qlen_bytes", 1e3, "queue length (KB)",
                         title, out, keys=ports, extra=_qeq_line)
 
 
-def rates(runs: Runs, out: Union[str, "os.PathLike[str]"], flows: Optional[Sequence[object]] = None,
-          which: str = "cr", title: Optional[str] = None) -> Optional[Path]:
+def rates(runs: Runs, out: PathArg = None, flows: Optional[Sequence[object]] = None,
+          which: str = "cr", title: Optional[str] = None) -> Optional[Figure]:
     """Reaction-point current rate (``which="cr"``) or target rate (``"tr"``) in Gb/s vs time per
     flow, from ``rp_rates``."""
     col = {"cr": "cr_bps", "tr": "tr_bps"}[which]
@@ -188,10 +222,10 @@ def plot_all(runs: Runs, out_dir: Union[str, "os.PathLike[str]"]) -> List[Path]:
     """Draw throughput.png, queue.png, cr.png and tr.png into ``out_dir``; return those drawn."""
     out_dir = Path(out_dir)
     made = [
-        throughput(runs, out_dir / "throughput.png"),
-        queue(runs, out_dir / "queue.png"),
-        rates(runs, out_dir / "cr.png", which="cr"),
-        rates(runs, out_dir / "tr.png", which="tr"),
+        save(throughput(runs), out_dir / "throughput.png"),
+        save(queue(runs), out_dir / "queue.png"),
+        save(rates(runs, which="cr"), out_dir / "cr.png"),
+        save(rates(runs, which="tr"), out_dir / "tr.png"),
     ]
     return [p for p in made if p is not None]
 

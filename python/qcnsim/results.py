@@ -100,6 +100,30 @@ class Results:
         shapes = ", ".join(f"{k}[{v.height}]" for k, v in self.tables.items())
         return f"Results(seed={self.run_info.get('seed')}, tables: {shapes})"
 
+    def _repr_html_(self) -> str:
+        """Notebook view: the run's facts, every table's shape and columns, the headline summary."""
+        from . import _html as h
+
+        info = self.run_info
+        facts = [("scenario", info.get("scenario", "")), ("seed", info.get("seed"))]
+        if info.get("overrides"):
+            facts.append(("overrides", ", ".join(map(str, info["overrides"]))))
+        if info.get("sim_time_s") is not None:
+            wall = info.get("wall_s")
+            eps = info.get("events_per_s")
+            facts.append(("simulated", f"{info['sim_time_s']:g} s in {wall:.2f} s wall"
+                          + (f", {eps / 1e6:.2f} M events/s" if eps else "") if wall is not None else
+                          f"{info['sim_time_s']:g} s"))
+        shapes = pl.DataFrame({
+            "table": list(self.tables),
+            "rows": [df.height for df in self.tables.values()],
+            "columns": [", ".join(df.columns) for df in self.tables.values()],
+        })
+        body = h.kv_table(facts) + h.section("tables", h.frame_table(shapes, max_rows=50))
+        if self.summary.height:
+            body += h.section("summary", h.frame_table(self.summary, max_rows=15))
+        return h.box("qcnsim Results", body)
+
     # -- I/O ------------------------------------------------------------------------------------
     def write(self, out_dir: Union[str, "os.PathLike[str]"], fmt: str = "parquet") -> Path:
         """Write every table as ``<name>.<fmt>`` plus ``run.json`` into ``out_dir``, atomically.

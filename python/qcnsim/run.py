@@ -80,11 +80,19 @@ def _want_bar(progress: ProgressArg) -> bool:
             return True
         if env.lower() in ("0", "false", "no", "never"):
             return False
+        if in_notebook():
+            return True
         try:
             return sys.stderr is not None and sys.stderr.isatty()
         except (AttributeError, ValueError):
             return False
     return False
+
+
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel (stderr is the kernel's stream, which the notebook shows live
+    and where the bar's carriage returns redraw one line)."""
+    return "ipykernel" in sys.modules and type(sys.stderr).__module__.startswith("ipykernel")
 
 
 @translate_errors
@@ -96,7 +104,7 @@ def run(
     """Run ``scenario`` (a :class:`Scenario` or a path to a TOML file) and return its Results.
 
     ``seed`` overrides ``meta.seed``. ``progress``: ``None`` shows a bar on stderr when it is a
-    terminal and the run takes more than ~2 s; ``True`` forces the bar; ``False`` disables it; a
+    terminal or a Jupyter notebook and the run takes more than ~2 s; ``True`` forces the bar; ``False`` disables it; a
     callable is called with the fraction of simulated time done (0..1).
 
     The GIL is released while the simulation runs. Ctrl-C stops the run and raises

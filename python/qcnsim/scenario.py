@@ -110,6 +110,19 @@ class Scenario:
     def from_text(cls, text: str, name: Optional[str] = None) -> "Scenario":
         return cls(text, name=name)
 
+    @classmethod
+    def builtin(cls, name: str) -> "Scenario":
+        """The reference scenario ``name`` compiled into qcnsim (e.g. ``"hw-hotspot-1src"``; the
+        names are ``qcnsim reproduce --list``). Raises ScenarioError for an unknown name."""
+        scenarios = dict(_core.builtin_scenarios())
+        if name not in scenarios:
+            from ._suggest import did_you_mean
+
+            known = ", ".join(sorted(scenarios))
+            raise ScenarioError(f"unknown built-in scenario {name!r}{did_you_mean(name, scenarios)}; "
+                                f"built-in: {known}", "scenario", name, known)
+        return cls(scenarios[name], name=name)
+
     def with_overrides(self, overrides: Iterable[str]) -> "Scenario":
         """A new Scenario with ``overrides`` appended (later overrides win)."""
         if isinstance(overrides, str):
@@ -183,3 +196,49 @@ class Scenario:
     def __repr__(self) -> str:
         src = str(self._path) if self._path else "<text>"
         return f"Scenario({src!r}, overrides={self._overrides!r})"
+
+    def _repr_html_(self) -> str:
+        """Notebook view: source, overrides, topology counts, run length, congestion control and
+        its key parameters, variants (or the validation error)."""
+        from . import _html as h
+
+        rows: List[Any] = [("source", str(self._path) if self._path else "<text>")]
+        if self._overrides:
+            rows.append(("overrides", ", ".join(self._overrides)))
+        try:
+            r = self.resolved()
+        except ScenarioError as e:
+            rows.append(("invalid", str(e)))
+            return h.box(f"Scenario {self.name}", h.kv_table(rows))
+        meta = r.get("meta") if isinstance(r.get("meta"), dict) else {}
+        if meta.get("description"):
+            rows.append(("description", meta["description"]))
+        counts = [f"{len(r[k])} {k}" for k in ("hosts", "switches", "links", "flows", "schedule")
+                  if isinstance(r.get(k), list)]
+        rows.append(("topology", ", ".join(counts)))
+        rows.append(("duration", f"{meta.get('duration')} (quick: {meta.get('quick_duration')}), seed {meta.get('seed')}"))
+        cc = r.get("cc") if isinstance(r.get("cc"), dict) else {}
+        mode = cc.get("mode")
+        rows.append(("congestion control", mode))
+        section = cc.get(mode) if isinstance(mode, str) else None
+        if isinstance(section, dict):
+            flat = _flatten(section, f"cc.{mode}")
+            shown = h.kv_table(flat[:16]) + (f"<div>… {len(flat) - 16} more (Scenario.resolved())</div>"
+                                             if len(flat) > 16 else "")
+            rows.append(("key parameters", h.Raw(shown)))
+        variants = self.variants()
+        if variants:
+            rows.append(("variants", h.Raw(h.kv_table((v["name"], v["description"] or v["set"]) for v in variants))))
+        return h.box(f"Scenario {self.name}", h.kv_table(rows))
+
+
+def _flatten(d: Dict[str, Any], prefix: str) -> List[Any]:
+    """``{"cp": {"q_eq": "33KB"}}`` -> ``[("cc.qcn.cp.q_eq", "33KB")]`` (lists kept whole)."""
+    out: List[Any] = []
+    for k, v in d.items():
+        key = f"{prefix}.{k}"
+        if isinstance(v, dict):
+            out.extend(_flatten(v, key))
+        else:
+            out.append((key, v))
+    return out

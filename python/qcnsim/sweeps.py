@@ -481,6 +481,29 @@ class SweepResults:
         done = int((self.points["status"] == "done").sum()) if n else 0
         return f"SweepResults({str(self.out_dir)!r}, points {done}/{n} done, metrics {len(self.metric_names())})"
 
+    def _repr_html_(self) -> str:
+        """Notebook view: the axes and their values, progress (points done / failed / pending),
+        and the aggregate of the first metrics (mean and 95 % CI per point)."""
+        from . import _html as h
+
+        axes = [(a["path"], ", ".join(map(str, a.get("values", [])))) for a in self.plan.get("axes", [])]
+        st = self.points["status"].to_list() if self.points.height else []
+        progress = (f"{st.count('done')} of {len(st)} point(s) done, {st.count('failed')} failed, "
+                    f"{st.count('pending')} pending; {self.plan.get('replications')} replication(s) each")
+        facts = [("directory", str(self.out_dir)), ("scenario", self.plan.get("scenario")),
+                 ("mode", self.plan.get("mode")), ("progress", progress)]
+        body = h.kv_table(facts) + h.section("axes", h.kv_table(axes))
+        names = self.metric_names()
+        if names:
+            shown = names[:6]
+            axis_cols = [c for c in self.aggregate.columns if c in self.axes]
+            df = self.aggregate.filter(pl.col("metric").is_in(shown))
+            body += h.section(
+                f"metrics ({len(shown)} of {len(names)}: SweepResults.metric(name))",
+                h.frame_table(df, max_rows=30,
+                              columns=[*axis_cols, "metric", "detail", "unit", "n", "mean", "ci95_low", "ci95_high"]))
+        return h.box("qcnsim SweepResults", body)
+
 
 #: One run's summary as plain lists (metric, value, unit, detail) plus its seed: cheap to keep for
 #: every run of a large sweep, turned into one DataFrame at the end.

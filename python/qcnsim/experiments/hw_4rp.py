@@ -209,8 +209,8 @@ def post(ctx) -> Tuple[List[Path], Optional[pl.DataFrame]]:
     out = ctx.out_dir
     bottleneck = _bottleneck(runs[0][1]) if runs else BOTTLENECK
     figs = [
-        plot.throughput(runs, out / "throughput.png", ports=[bottleneck],
-                        title="Throughput at the switch's rate-limited port"),
+        plot.save(plot.throughput(runs, ports=[bottleneck], title="Throughput at the switch's rate-limited port"),
+                  out / "throughput.png"),
         nic_throughput(runs, out / "nic_throughput.png"),
         drops(runs, out / "drops.png"),
         pause_frames(runs, out / "pause_frames.png"),
