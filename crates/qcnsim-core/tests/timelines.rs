@@ -343,3 +343,26 @@ q_eq = "30KB"
         assert_eq!(tx(&out, "s1->a"), sent, "{route}");
     }
 }
+
+#[test]
+fn a_rate_limiter_can_start_at_a_given_rate() {
+    // QCN with the rate limiter active from t = 0, bucket one frame deep and empty, two 1500 B
+    // frames at CBR 10 Gb/s from t = 0. The bucket fills at the start rate R: frame 0 leaves a
+    // at 12000/R, frame 1 at 24000/R (both 1.2 us on a's 10 Gb/s wire), each reaches sw 5.7 us
+    // after it leaves, and sw's 1 Gb/s wire takes 12 us per frame, + 5 us to b.
+    // line rate (the default "line"): frame 0 on sw's wire 8.1 -> 20.1, frame 1 20.1 -> 32.1: 37.1
+    // 2 Gb/s: frame 0 at sw 12.9, wire 12.9 -> 24.9; frame 1 at sw 18.9, wire 24.9 -> 36.9: 41.9
+    // 1 Gb/s: frame 0 at sw 18.9, wire 18.9 -> 30.9; frame 1 at sw 30.9, wire 30.9 -> 42.9: 47.9
+    for (start_rate, want_us) in [("line", 37.1), ("2Gbps", 41.9), ("1Gbps", 47.9)] {
+        let qcn = format!(
+            "[cc]\nmode = \"qcn\"\nrl_start = \"empty\"\n[cc.qcn.rp]\nstart_active = true\n\
+             start_rate = \"{start_rate}\""
+        );
+        let text = line("3000B", "10Gbps", &qcn).replace("start = \"10us\"", "start = \"0us\"");
+        assert_eq!(
+            fct(&text),
+            (want_us * PS_PER_US as f64).round() as i64,
+            "{start_rate}"
+        );
+    }
+}

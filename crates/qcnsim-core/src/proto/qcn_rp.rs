@@ -203,8 +203,12 @@ pub struct RpParams {
     /// (inactive, CR = TR = line, counters reset, timer cancelled).
     pub release_at_line_rate: bool,
     /// false: the RL is allocated on the first CNM with qntz_fb > 0 (CR = TR = line, then the
-    /// decrease). true: the RL is active from the start at CR = TR = line.
+    /// decrease). true: the RL is active from the start at CR = TR = line (or `start_rate_bps`).
     pub start_active: bool,
+    /// With `start_active`: CR = TR = min(this, line) at the start instead of the line rate
+    /// (`cc.qcn.rp.start_rate`, e.g. the fair share C/N so that a packet run starts where a
+    /// fluid model does). `None` (default): the line rate.
+    pub start_rate_bps: Option<f64>,
     /// How the RP treats CNMs: standard QCN (every CNM decreases with its own feedback), or
     /// the representative-CP scheme for multicast (Algorithm 1, see [`Rp::on_cnm_from`]).
     pub feedback: McFeedback,
@@ -250,6 +254,7 @@ impl RpParams {
             one_cycle_counter: false,
             release_at_line_rate: true,
             start_active: false,
+            start_rate_bps: None,
             feedback: McFeedback::Standard,
             fb_max: 63,
             fbhat_hold_ps: 0,
@@ -281,6 +286,14 @@ impl RpParams {
         for (name, x) in [("r_ai_bps", self.r_ai_bps), ("r_hai_bps", self.r_hai_bps)] {
             if !(x.is_finite() && x >= 0.0) {
                 return Err(format!("{name} must be finite and >= 0, got {x}"));
+            }
+        }
+        if let Some(r) = self.start_rate_bps {
+            if !(r.is_finite() && r >= self.min_rate_bps) {
+                return Err(format!(
+                    "start_rate_bps must be finite and >= min_rate_bps ({}), got {r}",
+                    self.min_rate_bps
+                ));
             }
         }
         if !(self.gd.is_finite() && self.gd >= 0.0) {
@@ -382,8 +395,9 @@ pub struct Rp {
 }
 
 impl Rp {
-    /// An RP at line rate: inactive, or (with `start_active`) active with CR = TR = line and a
-    /// full byte counter; the timer is armed by [`Rp::start`].
+    /// An RP at line rate: inactive, or (with `start_active`) active with CR = TR = line (or
+    /// `start_rate_bps`, at most the line rate) and a full byte counter; the timer is armed by
+    /// [`Rp::start`].
     pub fn new(p: &RpParams, rng: Rng) -> Rp {
         let mut rp = Rp {
             active: false,
@@ -403,6 +417,10 @@ impl Rp {
         };
         if p.start_active {
             rp.activate(p);
+            if let Some(r) = p.start_rate_bps {
+                rp.cr = r.min(p.line_rate_bps);
+                rp.tr = rp.cr;
+            }
         }
         rp
     }
@@ -1032,6 +1050,52 @@ mod tests {
             assert_eq!(rp.current_rate(), LINE, "{name}");
             assert_eq!(rp.start(p, NOW), *out, "{name}");
             assert_state(name, state(&rp), *want);
+        }
+    }
+
+    #[test]
+    fn start_rate_sets_cr_and_tr_of_a_rate_limiter_active_from_the_start() {
+        // (name, start_active, start_rate, state after new: CR = TR, active)
+        #[rustfmt::skip]
+        let cases: &[(&str, bool, Option<f64>, St)] = &[
+            ("default: line rate, inactive", false, None, St::inactive()),
+            ("active, no start rate: line", true, None, St::active(LINE, LINE, 0, 0)),
+            ("active at the fair share", true, Some(LINE / 10.0), St::active(LINE / 10.0, LINE / 10.0, 0, 0)),
+            ("active at the minimum rate", true, Some(5e6), St::active(5e6, 5e6, 0, 0)),
+            ("above the line rate: capped", true, Some(2.0 * LINE), St::active(LINE, LINE, 0, 0)),
+        ];
+        for (name, active, rate, want) in cases {
+            let p = RpParams {
+                start_active: *active,
+                start_rate_bps: *rate,
+                ..exact()
+            };
+            let mut rp = Rp::new(&p, Rng::from_seed(1));
+            assert_state(name, state(&rp), *want);
+            let out = rp.start(&p, NOW);
+            let timer = if *active { TimerCmd::Arm(NOW + T) } else { TimerCmd::Keep };
+            assert_eq!(out, RpOutput { timer, rate_changed: false }, "{name}");
+            // the first CNM decreases from the start rate (no re-activation at line rate)
+            if *active {
+                rp.on_cnm(&p, NOW, 32);
+                let cr = want.cr * (1.0 - 32.0 / 128.0);
+                assert_eq!(rp.current_rate(), cr.max(p.min_rate_bps), "{name}: first CNM");
+            }
+        }
+    }
+
+    #[test]
+    fn start_rate_below_min_rate_is_rejected() {
+        #[rustfmt::skip]
+        let cases: &[(&str, Option<f64>, bool)] = &[
+            ("unset", None, true),
+            ("at min rate", Some(5e6), true),
+            ("below min rate", Some(4e6), false),
+            ("not a number", Some(f64::NAN), false),
+        ];
+        for (name, r, ok) in cases {
+            let p = RpParams { start_active: true, start_rate_bps: *r, ..RpParams::standard(LINE) };
+            assert_eq!(p.validate().is_ok(), *ok, "{name}: {:?}", p.validate());
         }
     }
 

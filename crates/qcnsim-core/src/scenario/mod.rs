@@ -1596,6 +1596,20 @@ fn check_rp(sc: &Scenario) -> Res<()> {
                 ),
             ));
         }
+        if let Some(r) = sc.qcn.rp.start_rate_bps {
+            if r > line || r < sc.qcn.rp.min_rate_bps {
+                return Err(ScenarioError::new(
+                    "cc.qcn.rp.start_rate",
+                    format!("{:?}", units::fmt_rate(r)),
+                    format!(
+                        "a rate from cc.qcn.rp.min_rate ({}) up to the line rate {} of flow {:?}",
+                        units::fmt_rate(sc.qcn.rp.min_rate_bps),
+                        units::fmt_rate(line),
+                        f.name
+                    ),
+                ));
+            }
+        }
         let mut p = sc.qcn.rp.clone();
         p.line_rate_bps = line;
         p.validate()

@@ -100,6 +100,7 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: RP, key: "stage_gate", kind: Kind::Choice(&["both", "byte_counter", "either"]), default: "both", source: "QCN pseudo code v2.x (both); byte_counter and either: interpretation (the hardware study cites no pseudo-code version)", help: "Which stage counters gate the increase: both (HAI when si_count and timer_scount are past FRT, AI when one is; HAI step R_HAI*(min - FRT)), byte_counter (HAI when si_count is past FRT, step R_HAI*(si_count - FRT); AI when only the timer is) or either (HAI when one of them is past FRT, step R_HAI*(max - FRT); no AI)." },
     ParamSpec { section: RP, key: "release_at_line_rate", kind: Kind::Bool, default: "true", source: PC, help: "Release the rate limiter when CR reaches the line rate and its queue is empty." },
     ParamSpec { section: RP, key: "start_active", kind: Kind::Bool, default: "false", source: "interpretation", help: "Rate limiter active from the flow's start at CR = TR = line rate (true), or allocated on the first CNM (false, the standard)." },
+    ParamSpec { section: RP, key: "start_rate", kind: Kind::Rate, default: "line", source: "qcnsim (for the fluid-model cross-check, docs/models/fluid.md)", help: "With start_active = true: CR = TR = this rate at the flow's start (e.g. the fair share C/N, the state a fluid model starts from); \"line\" = the line rate of the flow's NIC. At least min_rate, at most each flow's line rate." },
     ParamSpec { section: RP, key: "timer_enabled", kind: Kind::Bool, default: "true", source: "interpretation (experiments.md og-hotspot-10src: drift timer disabled)", help: "Run the RP's rate-increase timer (true, the standard). false: recovery by the byte counter only (SONAR's ping timer and push-back's recovery timer are separate; push-back turns the timer on with its own period)." },
     ParamSpec { section: RP, key: "rl_queue", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150KB", source: "interpretation (BCN calibration study: 150 KB rate-limiter queue)", help: "Capacity of each flow's rate-limiter queue; frames beyond it are dropped at the source and counted." },
     ParamSpec { section: RP, key: "rl_burst", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "one frame of the flow", source: "mechanisms.md §4", help: "Token-bucket depth of the rate limiter; the default (one frame) is smooth pacing, larger values model bursty NIC limiters." },
@@ -296,9 +297,41 @@ pub fn read_rp(t: &mut TableReader) -> Res<(RpParams, u64, Option<u64>)> {
     p.release_at_line_rate = read_bool(t, spec(RP, "release_at_line_rate"))?;
     p.start_active = read_bool(t, spec(RP, "start_active"))?;
     p.timer_enabled = read_bool(t, spec(RP, "timer_enabled"))?;
+    p.start_rate_bps = read_start_rate(t, p.start_active)?;
     let rl_queue = read_bytes(t, spec(RP, "rl_queue"))?;
     let burst = read_burst(t)?;
     Ok((p, rl_queue, burst))
+}
+
+/// `cc.qcn.rp.start_rate`: `"line"` (the default: `None`) or a rate, which needs
+/// `start_active = true` (a rate limiter allocated on the first CNM starts at the line rate).
+fn read_start_rate(t: &mut TableReader, start_active: bool) -> Res<Option<f64>> {
+    let s = spec(RP, "start_rate");
+    let allowed = "\"line\" or a rate such as \"1Gbps\"";
+    let r = match t.raw(s.key) {
+        None => None,
+        Some(toml::Value::String(v)) if v == "line" => None,
+        Some(toml::Value::String(v)) => match units::parse_rate(v) {
+            Ok(r) if r > 0.0 => Some(r),
+            _ => return Err(t.err(s.key, format!("{v:?}"), allowed)),
+        },
+        Some(v) => return Err(t.err(s.key, super::reader::show(v), allowed)),
+    };
+    match r {
+        Some(r) => {
+            if !start_active {
+                return Err(t.err(
+                    s.key,
+                    format!("{:?}", units::fmt_rate(r)),
+                    "\"line\" unless start_active = true (a rate limiter allocated on the first \
+                     CNM starts at the line rate)",
+                ));
+            }
+            t.put(s.key, serde_json::Value::String(units::fmt_rate(r)));
+        }
+        None => t.put(s.key, serde_json::Value::String("line".into())),
+    }
+    Ok(r)
 }
 
 /// Read `cc.bcn.cp`.

@@ -585,6 +585,12 @@ impl<'a> Sim<'a> {
                 (sc.qcn.rl_queue_bytes, sc.qcn.rl_burst_bytes)
             };
             let slot_ps = units::tx_time_f(f.frame_bytes as u64, nic_rate);
+            // the rate limiter's start rate: the NIC rate, or CR of a QCN RP active from the
+            // start (`cc.qcn.rp.start_rate`; the line rate unless set)
+            let start_rate = match &rp {
+                Some(Reaction::Qcn { rp, .. }) => rp.current_rate(),
+                _ => nic_rate,
+            };
             flows.push(Flow {
                 src: f.src as u32,
                 dst: f.dst as u32,
@@ -608,7 +614,7 @@ impl<'a> Sim<'a> {
                 rl_cap,
                 bucket: {
                     let mut b = TokenBucket::new(
-                        nic_rate,
+                        start_rate,
                         rl_burst.unwrap_or(f.frame_bytes as u64) as f64,
                         0,
                     );
