@@ -24,10 +24,12 @@ from . import _core
 from ._errors import ScenarioError
 from .outputs import OutputError
 from .results import Results
-from .run import run
+from .run import fluid, run
 from .scenario import Scenario
 from .sweeps import SweepResults, sweep
 
 __version__: str = _core.version()
 
-__all__ = ["Scenario", "run", "Results", "ScenarioError", "OutputError", "sweep", "SweepResults", "__version__"]
+__all__ = [
+    "Scenario", "run", "fluid", "Results", "ScenarioError", "OutputError", "sweep", "SweepResults", "__version__",
+]

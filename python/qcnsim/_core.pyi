@@ -27,5 +27,7 @@ def run(
 ) -> Dict[str, object]:
     """Run with the GIL released. Returns {"tables": {name: [ColumnPayload]}, "resolved": str,
     "seed": int, "events": int, "sim_time_ps": int, "wall_s": float, "frames_forwarded": int}."""
+def fluid(text: str, overrides: List[str] = ...) -> Dict[str, object]:
+    """Solve the scenario's fluid model (GIL released); the same dict as :func:`run`."""
 def builtin_scenarios() -> Dict[str, str]:
     """The reference scenarios compiled into the module: {name: TOML text}."""

@@ -1,4 +1,5 @@
-"""Run a scenario: ``qcnsim.run(scenario, seed=None, progress=None) -> Results``."""
+"""Run a scenario: ``qcnsim.run(scenario, seed=None, progress=None) -> Results``; solve its fluid
+model instead: ``qcnsim.fluid(scenario) -> Results``."""
 
 from __future__ import annotations
 
@@ -129,3 +130,24 @@ def run(
         if bar is not None:
             bar.close()
     return Results._from_core(raw, scenario_name=scenario.name, overrides=scenario.overrides)
+
+
+@translate_errors
+def fluid(scenario: Union[Scenario, str, "os.PathLike[str]"]) -> Results:
+    """Solve the fluid model of ``scenario`` (a :class:`Scenario` or a path to a TOML file) and
+    return its Results (docs/models/fluid.md).
+
+    ``fluid.model`` selects the QCN model (Alizadeh et al., SIGMETRICS 2011; parameters from
+    ``cc.qcn``) or the DCQCN model (Zhu et al., CoNEXT 2016; parameters from ``fluid.dcqcn``).
+    N, C and the feedback delay come from the network (``analysis.bottleneck``). The tables are
+    those of a packet run where they apply: ``queue_samples`` (``qlen_bytes`` as a float),
+    ``rp_rates`` (one row per instant, ``flow = "all"``: the N synchronised sources),
+    ``summary``, plus ``fluid_inputs`` (the model's inputs as derived). ``run_info["solver"]`` is
+    ``"fluid"``. Deterministic: the seed is not used.
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario.load(Path(scenario))
+    raw = _core.fluid(scenario.text, scenario.overrides)
+    res = Results._from_core(raw, scenario_name=scenario.name, overrides=scenario.overrides)
+    res.run_info["solver"] = "fluid"
+    return res

@@ -182,3 +182,11 @@ pub fn run_scenario(
     let wall_s = wall.elapsed().as_secs_f64();
     Ok(sim.into_output(sc.seed, wall_s))
 }
+
+/// Solve the scenario's fluid model (`[fluid]`, docs/models/fluid.md) instead of simulating
+/// packets: the same tables as a run where they apply (`queue_samples`, `rp_rates`, `summary`)
+/// plus `fluid_inputs`. Deterministic; `meta.seed` is recorded but unused.
+pub fn run_fluid(toml_text: &str, overrides: &[String]) -> Result<RunOutput, ScenarioError> {
+    let sc = crate::scenario::load(toml_text, overrides)?;
+    crate::fluid::run(&sc)
+}

@@ -2,10 +2,12 @@
 //! its relatives). Pure Rust; the Python bindings live in the `qcnsim-py` crate.
 //!
 //! Layers: [`scenario`] (TOML → validated model) → [`sim`] (network, traffic and congestion
-//! management on the [`engine`]) → [`api::RunOutput`] column tables (+ [`summary`]).
+//! management on the [`engine`]) → [`api::RunOutput`] column tables (+ [`summary`]); or →
+//! [`fluid`] (the QCN and DCQCN fluid models solved from the same scenario).
 
 pub mod api;
 pub mod engine;
+pub mod fluid;
 pub mod net;
 pub mod proto;
 pub mod scenario;

@@ -6,6 +6,7 @@
 //! * `run(text, overrides, seed, progress) -> dict` — runs with the GIL released; the progress
 //!   callback re-attaches, checks for signals (Ctrl-C cancels the run and raises
 //!   `KeyboardInterrupt`) and calls the Python callback;
+//! * `fluid(text, overrides) -> dict` — the scenario's fluid model (same dict as `run`);
 //! * `ScenarioError` (a `ValueError`) with `args == (message, path, value, allowed)` and the
 //!   attributes `message`, `path`, `value`, `allowed`.
 //!
@@ -190,6 +191,21 @@ fn run<'py>(
     }
 }
 
+/// Solve the scenario's fluid model (`[fluid]`; docs/models/fluid.md) with the GIL released:
+/// a dict like `run`'s (tables, resolved, ...). Raises `ScenarioError`.
+#[pyfunction]
+#[pyo3(signature = (text, overrides = Vec::new()))]
+fn fluid<'py>(py: Python<'py>, text: &str, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+    let text = text.to_owned();
+    let res =
+        py.detach(move || catch_unwind(AssertUnwindSafe(|| api::run_fluid(&text, &overrides))));
+    match res {
+        Ok(Ok(out)) => output_to_dict(py, &out),
+        Ok(Err(e)) => Err(scenario_error(py, &e)),
+        Err(payload) => Err(internal_error(&*payload)),
+    }
+}
+
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
 }
@@ -211,6 +227,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(fluid, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_scenarios, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     Ok(())

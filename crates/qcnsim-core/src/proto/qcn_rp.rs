@@ -1073,13 +1073,28 @@ mod tests {
             let mut rp = Rp::new(&p, Rng::from_seed(1));
             assert_state(name, state(&rp), *want);
             let out = rp.start(&p, NOW);
-            let timer = if *active { TimerCmd::Arm(NOW + T) } else { TimerCmd::Keep };
-            assert_eq!(out, RpOutput { timer, rate_changed: false }, "{name}");
+            let timer = if *active {
+                TimerCmd::Arm(NOW + T)
+            } else {
+                TimerCmd::Keep
+            };
+            assert_eq!(
+                out,
+                RpOutput {
+                    timer,
+                    rate_changed: false
+                },
+                "{name}"
+            );
             // the first CNM decreases from the start rate (no re-activation at line rate)
             if *active {
                 rp.on_cnm(&p, NOW, 32);
                 let cr = want.cr * (1.0 - 32.0 / 128.0);
-                assert_eq!(rp.current_rate(), cr.max(p.min_rate_bps), "{name}: first CNM");
+                assert_eq!(
+                    rp.current_rate(),
+                    cr.max(p.min_rate_bps),
+                    "{name}: first CNM"
+                );
             }
         }
     }
@@ -1094,7 +1109,11 @@ mod tests {
             ("not a number", Some(f64::NAN), false),
         ];
         for (name, r, ok) in cases {
-            let p = RpParams { start_active: true, start_rate_bps: *r, ..RpParams::standard(LINE) };
+            let p = RpParams {
+                start_active: true,
+                start_rate_bps: *r,
+                ..RpParams::standard(LINE)
+            };
             assert_eq!(p.validate().is_ok(), *ok, "{name}: {:?}", p.validate());
         }
     }

@@ -4,6 +4,7 @@
 pub mod budget;
 pub mod expand;
 pub mod flow_control;
+pub mod fluid;
 pub mod multicast;
 pub mod params;
 pub mod reader;
@@ -301,6 +302,8 @@ pub struct Scenario {
     pub routing: RoutingSpec,
     /// Node name -> index.
     pub node_index: HashMap<String, usize>,
+    /// `[fluid]`: the fluid solver's settings (ignored by packet-level runs).
+    pub fluid: fluid::FluidSpec,
     pub resolved: Json,
 }
 
@@ -781,6 +784,7 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
             same_seed: false,
         },
         node_index: index,
+        fluid: fluid::FluidSpec::default(),
         resolved: Json::Null,
     };
 
@@ -1101,6 +1105,15 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
         downward_factor,
     };
     resolved.insert("analysis".into(), Json::Object(a.finish()?));
+
+    // [fluid]: read and checked always; in the resolved scenario only when given.
+    let fluid_given = r.has("fluid");
+    let mut fr = r.sub("fluid")?;
+    sc.fluid = fluid::read(&mut fr)?;
+    let fj = fr.finish()?;
+    if fluid_given {
+        resolved.insert("fluid".into(), Json::Object(fj));
+    }
 
     // [[variants]]: checked by `load`; recorded here.
     let mut var_json = Vec::new();

@@ -67,6 +67,10 @@ const X82598: &str = "Intel 82598 bcn_config (reference.md §4)";
 pub(super) const FC: &str = "flow_control";
 const PC: &str = "QCN pseudo code v2.x";
 const HW: &str = "QCN hardware study (mechanisms.md §4)";
+pub(super) const FLUID: &str = "fluid";
+pub(super) const FLUID_QCN: &str = "fluid.qcn";
+pub(super) const FLUID_DCQCN: &str = "fluid.dcqcn";
+const DCQCN_FLUID: &str = "Zhu et al., CoNEXT 2016 (fluid model; authors' script dcqcn2.m)";
 
 pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: "cc.qcn", key: "multicast_feedback", kind: Kind::Choice(&["standard", "representative"]), default: "standard", source: "mechanisms.md §6 (multicast QCN study)", help: "CNMs for flows addressed to a group: every CP of the tree sends for its sampled copies (standard), or only the representative CP, with the RP decreasing by F̂b (representative, Algorithms 1 and 2). Unicast flows always use standard QCN." },
@@ -150,6 +154,24 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: FC, key: "refresh", kind: Kind::Float { min: 0.01, max: 1.0 }, default: "0.5", source: "reference.md §5 recommendation (ns3-rdma re-checks at pausetime/2)", help: "While still above XON the switch re-sends the PAUSE every refresh * pause time." },
     ParamSpec { section: FC, key: "xon_only", kind: Kind::Bool, default: "false", source: "HPCC simulator model (reference.md §5, §8.13)", help: "XON-only model, no timer: a receiver ignores pause_time and stays paused until an explicit XON; the switch sends no refreshes." },
     ParamSpec { section: FC, key: "response_delay", kind: Kind::Time { min: 0 }, default: "802.3 table by link rate", source: "IEEE 802.3 31B.3.7 (reference.md §5): 67 quanta at 10 Gb/s", help: "Time a receiver takes to act on a PAUSE/PFC frame; frames that start before then still go out. The default is the 802.3 maximum for the link rate (1 quantum at 100 Mb/s, 2 at 1G, 67 at 10G, 80 at 25G, 118 at 40G, 147 at 50G, 394 at 100G, 453 at 200G, 905 at 400G)." },
+    ParamSpec { section: FLUID, key: "model", kind: Kind::Choice(&["qcn", "dcqcn"]), default: "qcn", source: "docs/models/fluid.md", help: "Which fluid model the fluid solver integrates: QCN (Alizadeh et al., SIGMETRICS 2011; parameters from cc.qcn) or DCQCN (Zhu et al., CoNEXT 2016; parameters from fluid.dcqcn)." },
+    ParamSpec { section: FLUID, key: "dt", kind: Kind::Time { min: 1 }, default: "0.1us", source: "qcnsim (fixed-step forward Euler)", help: "Integration step of the fluid solver; the feedback delay is rounded to a whole number of steps." },
+    ParamSpec { section: FLUID, key: "tau", kind: Kind::Time { min: 0 }, default: "path", source: "qcnsim", help: "Feedback delay of the fluid model; \"path\" = the unloaded round trip of the flows' path: QCN from the source to the bottleneck's queue and a CNM back, DCQCN from the source to the destination and a CNP back (link delays, delay lines, switch latencies, one frame's transmission per hop, cc.feedback_latency)." },
+    ParamSpec { section: FLUID, key: "record_interval", kind: Kind::Time { min: 1 }, default: "10us", source: "qcnsim", help: "Interval of the fluid solver's queue_samples and rp_rates rows (rounded to a whole number of steps)." },
+    ParamSpec { section: FLUID_QCN, key: "fb_saturate", kind: Kind::Bool, default: "false", source: "interpretation (the CP's quantiser saturates at Qeq(2w+1))", help: "QCN fluid: the feedback Fb of a decrease saturates at Qeq(2w+1), as the CP's 6-bit quantiser does (true), or is unbounded as in the published model (false)." },
+    ParamSpec { section: FLUID_DCQCN, key: "k_min", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "5KB", source: DCQCN_FLUID, help: "Kmin: below this queue nothing is marked." },
+    ParamSpec { section: FLUID_DCQCN, key: "k_max", kind: Kind::Bytes { min: 1, max: 1 << 40 }, default: "200KB", source: DCQCN_FLUID, help: "Kmax: from Kmin to Kmax the marking probability rises linearly to p_max; above Kmax every packet is marked." },
+    ParamSpec { section: FLUID_DCQCN, key: "p_max", kind: Kind::Float { min: 0.0, max: 1.0 }, default: "0.01", source: DCQCN_FLUID, help: "Pmax: the marking probability at Kmax." },
+    ParamSpec { section: FLUID_DCQCN, key: "g", kind: Kind::Float { min: 1e-9, max: 1.0 }, default: "0.00390625", source: DCQCN_FLUID, help: "g, the gain of the alpha average (1/256)." },
+    ParamSpec { section: FLUID_DCQCN, key: "cnp_interval", kind: Kind::Time { min: 1 }, default: "50us", source: DCQCN_FLUID, help: "tau: at most one CNP (and one rate decrease) per flow per this interval." },
+    ParamSpec { section: FLUID_DCQCN, key: "alpha_interval", kind: Kind::Time { min: 1 }, default: "55us", source: DCQCN_FLUID, help: "tau': the alpha update interval." },
+    ParamSpec { section: FLUID_DCQCN, key: "timer", kind: Kind::Time { min: 1 }, default: "55us", source: DCQCN_FLUID, help: "T, the rate-increase timer." },
+    ParamSpec { section: FLUID_DCQCN, key: "byte_counter", kind: Kind::Bytes { min: 1, max: 1 << 50 }, default: "10MB", source: DCQCN_FLUID, help: "B, the rate-increase byte counter." },
+    ParamSpec { section: FLUID_DCQCN, key: "frt", kind: Kind::Int { min: 1, max: 1000 }, default: "5", source: DCQCN_FLUID, help: "F, the fast-recovery steps before additive increase." },
+    ParamSpec { section: FLUID_DCQCN, key: "r_ai", kind: Kind::Rate, default: "40Mbps", source: DCQCN_FLUID, help: "R_AI, the additive-increase step of the target rate." },
+    ParamSpec { section: FLUID_DCQCN, key: "unit", kind: Kind::Choice(&["packet", "bit"]), default: "packet", source: "interpretation (the authors' MATLAB counts bits; marking is per packet)", help: "What the marking probability, byte counter and rates count: packets of the flows' frame size (packet, the physical reading) or bits (bit, as the authors' MATLAB script evaluates the model)." },
+    ParamSpec { section: FLUID_DCQCN, key: "start_rate", kind: Kind::Rate, default: "line", source: "DCQCN (no slow start: a flow starts at the line rate)", help: "R_C(0) = R_T(0) of every flow; \"line\" = the NIC line rate." },
+    ParamSpec { section: FLUID_DCQCN, key: "alpha_start", kind: Kind::Float { min: 0.0, max: 1.0 }, default: "1.0", source: DCQCN_FLUID, help: "alpha(0)." },
     ParamSpec { section: FC, key: "queues", kind: Kind::Int { min: 1, max: 8 }, default: "8", source: "IEEE 802.1Qbb (eight priorities)", help: "PFC: data queues per port; priority p uses queue p, served in strict priority (highest first)." },
     ParamSpec { section: FC, key: "priorities", kind: Kind::IntList { min: 0, max: 7 }, default: "every queue", source: "IEEE 802.1Qbb (PFC enable vector)", help: "PFC: the lossless priorities (PFC enabled); other priorities are never paused and drop at full queues." },
     ParamSpec { section: FC, key: "cnm_priority", kind: Kind::Int { min: 0, max: 7 }, default: "the highest queue", source: "IEEE 802.1Q MIB cnmTransmitPriority (highest queue)", help: "PFC: priority of CNMs; they wait while that priority is paused (with PAUSE they wait while the link is paused)." },

@@ -1,0 +1,126 @@
+//! `[fluid]`: settings of the fluid-model solver (docs/models/fluid.md). The table is read and
+//! checked with every scenario (a typo fails early), but it only matters to
+//! [`crate::fluid::run`]; a packet-level run ignores it. The network quantities the fluid
+//! models need (N, C, the feedback delay) are derived from the scenario by
+//! [`crate::fluid::Inputs::from_scenario`] when the fluid solver runs.
+
+use super::params::{self, spec, FLUID, FLUID_DCQCN, FLUID_QCN};
+use super::reader::{show, Res, TableReader};
+use crate::units::{self, SimTime};
+use serde_json::Value as Json;
+
+/// Which fluid model to integrate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FluidModel {
+    Qcn,
+    Dcqcn,
+}
+
+/// The DCQCN fluid model's knobs (`[fluid.dcqcn]`), in scenario units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DcqcnKnobs {
+    pub k_min_bytes: u64,
+    pub k_max_bytes: u64,
+    pub p_max: f64,
+    pub g: f64,
+    pub cnp_interval_ps: SimTime,
+    pub alpha_interval_ps: SimTime,
+    pub timer_ps: SimTime,
+    pub byte_counter_bytes: u64,
+    pub frt: u32,
+    pub r_ai_bps: f64,
+    /// Count bits instead of packets (the authors' MATLAB reading).
+    pub per_bit: bool,
+    /// `None`: the line rate.
+    pub start_rate_bps: Option<f64>,
+    pub alpha_start: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FluidSpec {
+    pub model: FluidModel,
+    pub dt_ps: SimTime,
+    /// `None`: the path's round trip.
+    pub tau_ps: Option<SimTime>,
+    pub record_interval_ps: SimTime,
+    pub fb_saturate: bool,
+    pub dcqcn: DcqcnKnobs,
+}
+
+impl Default for FluidSpec {
+    fn default() -> Self {
+        let t = toml::Table::new();
+        read(&mut TableReader::new("fluid", &t)).expect("the defaults are valid")
+    }
+}
+
+/// A rate or `"line"` (`None`).
+fn rate_or_line(t: &mut TableReader, key: &'static str) -> Res<Option<f64>> {
+    let allowed = "\"line\" or a rate such as \"1Gbps\"";
+    let r = match t.raw(key) {
+        None => None,
+        Some(toml::Value::String(v)) if v == "line" => None,
+        Some(toml::Value::String(v)) => match units::parse_rate(v) {
+            Ok(r) if r > 0.0 => Some(r),
+            _ => return Err(t.err(key, format!("{v:?}"), allowed)),
+        },
+        Some(v) => return Err(t.err(key, show(v), allowed)),
+    };
+    let shown = r.map_or("line".to_string(), units::fmt_rate);
+    t.put(key, Json::String(shown));
+    Ok(r)
+}
+
+/// Read `[fluid]` (with `[fluid.qcn]` and `[fluid.dcqcn]`).
+pub fn read(t: &mut TableReader) -> Res<FluidSpec> {
+    let model = match params::read_choice(t, spec(FLUID, "model"))?.as_str() {
+        "dcqcn" => FluidModel::Dcqcn,
+        _ => FluidModel::Qcn,
+    };
+    let dt_ps = params::read_time(t, spec(FLUID, "dt"))?;
+    let tau_ps = match t.raw("tau") {
+        None => None,
+        Some(toml::Value::String(v)) if v == "path" => None,
+        Some(_) => Some(t.time_or("tau", 0)?),
+    };
+    if tau_ps.is_none() {
+        t.put("tau", Json::String("path".into()));
+    }
+    let record_interval_ps = params::read_time(t, spec(FLUID, "record_interval"))?;
+    let mut q = t.sub("qcn")?;
+    let fb_saturate = params::read_bool(&mut q, spec(FLUID_QCN, "fb_saturate"))?;
+    t.put("qcn", Json::Object(q.finish()?));
+    let mut d = t.sub("dcqcn")?;
+    let f = |k: &str| spec(FLUID_DCQCN, k);
+    let dcqcn = DcqcnKnobs {
+        k_min_bytes: params::read_bytes(&mut d, f("k_min"))?,
+        k_max_bytes: params::read_bytes(&mut d, f("k_max"))?,
+        p_max: params::read_f64(&mut d, f("p_max"))?,
+        g: params::read_f64(&mut d, f("g"))?,
+        cnp_interval_ps: params::read_time(&mut d, f("cnp_interval"))?,
+        alpha_interval_ps: params::read_time(&mut d, f("alpha_interval"))?,
+        timer_ps: params::read_time(&mut d, f("timer"))?,
+        byte_counter_bytes: params::read_bytes(&mut d, f("byte_counter"))?,
+        frt: params::read_int(&mut d, f("frt"))? as u32,
+        r_ai_bps: params::read_rate(&mut d, f("r_ai"))?,
+        per_bit: params::read_choice(&mut d, f("unit"))? == "bit",
+        start_rate_bps: rate_or_line(&mut d, "start_rate")?,
+        alpha_start: params::read_f64(&mut d, f("alpha_start"))?,
+    };
+    if dcqcn.k_max_bytes <= dcqcn.k_min_bytes {
+        return Err(d.err(
+            "k_max",
+            format!("\"{}B\"", dcqcn.k_max_bytes),
+            format!("a size above k_min ({}B)", dcqcn.k_min_bytes),
+        ));
+    }
+    t.put("dcqcn", Json::Object(d.finish()?));
+    Ok(FluidSpec {
+        model,
+        dt_ps,
+        tau_ps,
+        record_interval_ps,
+        fb_saturate,
+        dcqcn,
+    })
+}
