@@ -110,10 +110,12 @@ def recorded_figures(d: Path) -> Set[str]:
 def record_figures(d: Path, names: Iterable[str]) -> None:
     """Add ``names`` (files in ``d``) to the figures qcnsim drew there."""
     names = sorted(recorded_figures(d) | {Path(n).name for n in names})
-    _atomic_text(d / FIGURES_MARKER, json.dumps(names) + "\n")
+    write_text_atomic(d / FIGURES_MARKER, json.dumps(names) + "\n")
 
 
-def _atomic_text(path: Path, text: str) -> None:
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file (named with this process id, so stale
+    ones can be attributed) in the same directory, then rename; never a half-written file."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-{os.getpid()}-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -212,7 +214,7 @@ def mark_reproduce_dir(path: PathLike, name: str) -> None:
     p = Path(path)
     p.mkdir(parents=True, exist_ok=True)
     if not (p / REPRODUCE_MARKER).is_file():
-        _atomic_text(p / REPRODUCE_MARKER, json.dumps({"reproduce": name}) + "\n")
+        write_text_atomic(p / REPRODUCE_MARKER, json.dumps({"reproduce": name}) + "\n")
 
 
 def check_figures(out_dir: PathLike, names: Iterable[str], flag: str = "--out") -> None:

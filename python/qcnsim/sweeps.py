@@ -38,7 +38,7 @@ import polars as pl
 from . import _core, _stats
 from ._errors import ScenarioError
 from .executors import ExecutorLost, Task, make_executor
-from .outputs import OutputError, check_sweep_dir
+from .outputs import OutputError, check_sweep_dir, write_text_atomic
 from .results import FORMATS, RUN_JSON, Results
 from .run import ProgressBar, _fmt_secs, _want_bar
 from .scenario import Scenario, format_override_value
@@ -406,18 +406,7 @@ def _read_table(path: Path, fmt: str) -> pl.DataFrame:
 
 
 def _write_json(obj: Any, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(obj, f, indent=2, default=str)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_text_atomic(path, json.dumps(obj, indent=2, default=str) + "\n")
 
 
 class SweepResults:
