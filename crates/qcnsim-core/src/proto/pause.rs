@@ -71,6 +71,10 @@ pub fn response_quanta_8023(rate_bps: f64) -> u32 {
 pub struct LinkHeadroom {
     /// Link rate, bit/s.
     pub rate_bps: f64,
+    /// The lowest rate at which the switch's port back to the sender serialises (the link rate,
+    /// or less while a `[[schedule]]` entry shapes that port), bit/s: the PAUSE and the frame it
+    /// waits for are sent at that rate while the sender keeps sending at `rate_bps`.
+    pub reverse_rate_bps: f64,
     /// One-way propagation delay including any extra delay line, ps.
     pub prop_ps: SimTime,
     /// The switch's forwarding latency (frames are counted when they reach the egress queue).
@@ -95,10 +99,12 @@ pub struct LinkHeadroom {
 /// from the peer):
 ///
 /// ```text
-/// reverse_max_frame            the PAUSE waits for the frame in progress on the reverse link
+/// ( reverse_max_frame          the PAUSE waits for the frame in progress on the reverse link
 /// + 64 * (1 + other_fc_frames) the PAUSE frame itself (and PFC frames queued ahead of it)
 /// + overhead * (2 + other_fc_frames)
 ///                              their preambles and inter-frame gaps (0 without overhead)
+/// ) * rate / reverse_rate      sent at the reverse port's (possibly shaped) rate while the
+///                              sender sends at the link rate
 /// + rate * (2 * prop + latency + response) / 8
 ///                              in flight towards the switch while the PAUSE travels, the
 ///                              sender's response time, and the switch's forwarding latency
@@ -110,11 +116,15 @@ pub struct LinkHeadroom {
 pub fn headroom_bound(h: &LinkHeadroom) -> u64 {
     let t = 2 * h.prop_ps + h.latency_ps + h.response_ps;
     let flight = (h.rate_bps * t as f64 / 8.0 / units::SEC as f64).ceil() as u64;
-    h.reverse_max_frame as u64
+    let reverse = h.reverse_max_frame as u64
         + FRAME_BYTES as u64 * (1 + h.other_fc_frames as u64)
-        + h.overhead_bytes as u64 * (2 + h.other_fc_frames as u64)
-        + flight
-        + h.sender_max_frame as u64
+        + h.overhead_bytes as u64 * (2 + h.other_fc_frames as u64);
+    let reverse = if h.reverse_rate_bps < h.rate_bps {
+        (reverse as f64 * h.rate_bps / h.reverse_rate_bps).ceil() as u64
+    } else {
+        reverse
+    };
+    reverse + flight + h.sender_max_frame as u64
 }
 
 /// A crossing of a watermark.
@@ -392,6 +402,7 @@ mod tests {
     fn headroom_bound_adds_frames_flight_and_response() {
         let base = LinkHeadroom {
             rate_bps: 10e9,
+            reverse_rate_bps: 10e9,
             prop_ps: 500 * NS,
             latency_ps: 300 * NS,
             response_ps: 3_430_400,
@@ -412,13 +423,19 @@ mod tests {
             ("delay line", LinkHeadroom { prop_ps: 100 * US + 500 * NS, ..base }, 64 + 64 + 255_913 + 1500),
             // 100 GbE, 100 m cable (0.5 us), 394 quanta response = 201728 bit = 25216 B:
             // the simpler form MTU_S + MTU_R + 2 rate prop + response (reference.md §5) + 64
-            ("100G", LinkHeadroom { rate_bps: 100e9, prop_ps: 500 * NS, latency_ps: 0,
+            ("100G", LinkHeadroom { rate_bps: 100e9, reverse_rate_bps: 100e9, prop_ps: 500 * NS, latency_ps: 0,
                 response_ps: quanta_to_ps(394, 100e9), sender_max_frame: 1500, reverse_max_frame: 1500,
                 other_fc_frames: 0, overhead_bytes: 0 }, 1500 + 64 + 12_500 + 25_216 + 1500),
             // Ethernet preamble + IFG (20 B) on the reverse frame and the PAUSE frame
             ("wire overhead", LinkHeadroom { overhead_bytes: 20, ..base }, 64 + 64 + 2 * 20 + 5913 + 1500),
             ("wire overhead, 7 PFC frames ahead", LinkHeadroom { overhead_bytes: 20, other_fc_frames: 7, ..base },
                 64 + 8 * 64 + 9 * 20 + 5913 + 1500),
+            // reverse port shaped to 1 Gb/s: its frame and the PAUSE take 10x as long, during
+            // which the sender sends 10x their bytes: (1500 + 64) * 10
+            ("reverse port shaped to 1/10", LinkHeadroom { reverse_rate_bps: 1e9, reverse_max_frame: 1500, ..base },
+                15_640 + 5913 + 1500),
+            // a faster reverse rate never shortens the bound below the unshaped one
+            ("reverse faster than the link", LinkHeadroom { reverse_rate_bps: 40e9, ..base }, 64 + 64 + 5913 + 1500),
         ];
         for (name, h, want) in cases {
             assert_eq!(headroom_bound(h), *want, "{name}");

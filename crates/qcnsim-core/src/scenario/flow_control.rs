@@ -179,8 +179,17 @@ pub fn link_headroom(sc: &Scenario, i: PortIx) -> LinkHeadroom {
     let link = &sc.links[i / 2];
     let (_, sw) = sc.port_ends(i);
     let fc = &sc.fc;
+    // the switch's port back to the sender may be shaped below the link rate: the PAUSE and the
+    // frame it waits for are serialised at its lowest scheduled rate (docs/models/pause.md)
+    let reverse_rate_bps = sc
+        .schedule
+        .iter()
+        .filter(|s| s.port == i ^ 1)
+        .map(|s| s.rate_bps)
+        .fold(link.rate_bps, f64::min);
     LinkHeadroom {
         rate_bps: link.rate_bps,
+        reverse_rate_bps,
         prop_ps: link.delay + link.extra_delay,
         latency_ps: sc.nodes[sw].latency,
         response_ps: fc.response_ps(link.rate_bps),
@@ -228,7 +237,7 @@ pub fn refresh_in_time(sc: &Scenario, i: PortIx) -> bool {
         h.reverse_max_frame as u64
             + pause::FRAME_BYTES as u64 * (frames - 1)
             + h.overhead_bytes as u64 * frames,
-        h.rate_bps,
+        h.reverse_rate_bps,
     );
     fc.refresh_ps(h.rate_bps) + wait + h.response_ps <= fc.pause_ps(h.rate_bps)
 }
