@@ -6,6 +6,13 @@
 //!   budget (`metrics.max_sample_rows`);
 //! - no frame delivered before it could cross the network (no wrapped arrival time);
 //! - a port never sending faster than its (possibly scheduled) rate.
+//!
+//! A second property does the same for sizes and counts: buffers of 1 B to 2^64 - 1 B or frames,
+//! flow sizes up to 2^64 - 1 B (refused above 1 PB), frames of 64 to 9216 B, wire overhead up to
+//! 1000 B, the QCN/BCN byte sizes (Qeq, sampling base, byte counter, rate-limiter queue and
+//! burst) and PAUSE thresholds at their edges: each case is refused with the field and what is
+//! allowed, or runs with conserved, non-negative frame counts. (It found the ideal FCT looping
+//! once per frame of a flow of 2^63 B, and flow sizes wrapping in the i64 `size_bytes` column.)
 
 mod common;
 use common::*;
@@ -225,4 +232,234 @@ fn the_three_wraps_of_issue_10_are_refused_by_the_reader() {
     let mut ts = i64s(table(&out, "queue_samples"), "t_ps").to_vec();
     ts.dedup();
     assert_eq!(ts, vec![0, MAX_TIME as i64]);
+}
+
+// ---------------------------------------------------------------- sizes and counts
+
+/// Sizes at the edges of what the reader may accept (some are refused: that is checked too).
+const SIZES: &[&str] = &[
+    "0B",
+    "1B",
+    "63B",
+    "64B",
+    "1500B",
+    "9216B",
+    "1099511627776B",        // 2^40, the documented maximum of most size parameters
+    "4294967295B",           // u32::MAX, cc.*.cp.q_eq's maximum
+    "18446744073709551615B", // u64::MAX
+];
+const CAPS: &[&str] = &[
+    "infinite",
+    "1B",
+    "64B",
+    "1frames",
+    "4294967295frames",
+    "18446744073709551615frames",
+    "18446744073709551615B",
+];
+
+#[derive(Debug, Clone)]
+struct SizeCase {
+    buffer: usize,
+    nic_buffer: usize,
+    link_buffer: Option<usize>,
+    frame: u32,
+    size: Option<usize>,
+    overhead: (u64, u64),
+    traffic: usize,
+    cc: usize,
+    rl_queue: Option<usize>,
+    rl_burst: Option<usize>,
+    q_eq: Option<usize>,
+    sample_base: Option<usize>,
+    byte_counter: Option<usize>,
+    frt: i64,
+    fb_bits: i64,
+    pause: Option<(usize, usize, i64)>,
+}
+
+fn size_case() -> impl Strategy<Value = SizeCase> {
+    let s = || 0..SIZES.len();
+    // each cc size is left at its default or set to an edge value: a case refused for one of
+    // them checks the refusal, not the run
+    let o = || prop::option::weighted(0.3, 0..SIZES.len());
+    (
+        (
+            0..CAPS.len(),
+            0..CAPS.len(),
+            prop::option::of(0..CAPS.len()),
+        ),
+        prop::sample::select(vec![64u32, 65, 1500, 9216]),
+        prop::option::of(s()),
+        (
+            prop::sample::select(vec![0u64, 1, 1000]),
+            prop::sample::select(vec![0u64, 12, 1000]),
+        ),
+        0usize..4,
+        0usize..3,
+        (o(), o(), o(), o(), o()),
+        (
+            prop::sample::select(vec![1i64, 5, 1000]),
+            prop::sample::select(vec![3i64, 6, 8]),
+        ),
+        prop::option::of((s(), s(), prop::sample::select(vec![1i64, 2, 65535]))),
+    )
+        .prop_map(
+            |(
+                (buffer, nic_buffer, link_buffer),
+                frame,
+                size,
+                overhead,
+                traffic,
+                cc,
+                r,
+                (frt, fb_bits),
+                pause,
+            )| SizeCase {
+                buffer,
+                nic_buffer,
+                link_buffer,
+                frame,
+                size,
+                overhead,
+                traffic,
+                cc,
+                rl_queue: r.0,
+                rl_burst: r.1,
+                q_eq: r.2,
+                sample_base: r.3,
+                byte_counter: r.4,
+                frt,
+                fb_bits,
+                pause,
+            },
+        )
+}
+
+fn size_toml(c: &SizeCase) -> String {
+    let mut t = format!(
+        "[meta]\nduration = \"300us\"\nmax_frames = 200000\n\
+         [defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\nbuffer = \"{}\"\nnic_buffer = \"{}\"\n\
+         preamble = \"{}B\"\nifg = \"{}B\"\n\
+         [[hosts]]\nname = \"a1\"\n[[hosts]]\nname = \"a2\"\n[[hosts]]\nname = \"b\"\n\
+         [[switches]]\nname = \"sw\"\n\
+         [[links]]\nbetween = [\"a1\", \"sw\"]\n[[links]]\nbetween = [\"a2\", \"sw\"]\n\
+         [[links]]\nbetween = [\"sw\", \"b\"]\nrate = \"5Gbps\"\n",
+        CAPS[c.buffer], CAPS[c.nic_buffer], c.overhead.0, c.overhead.1
+    );
+    if let Some(lb) = c.link_buffer {
+        t.push_str(&format!("buffer = \"{}\"\n", CAPS[lb]));
+    }
+    let traffic = ["cbr", "poisson", "bernoulli", "greedy"][c.traffic];
+    for (name, src) in [("f1", "a1"), ("f2", "a2")] {
+        t.push_str(&format!(
+            "[[flows]]\nname = \"{name}\"\nsrc = \"{src}\"\ndst = \"b\"\ntraffic = \"{traffic}\"\nrate = \"4Gbps\"\nframe = \"{}B\"\n",
+            c.frame
+        ));
+        if let Some(s) = c.size {
+            t.push_str(&format!("size = \"{}\"\n", SIZES[s]));
+        }
+    }
+    let kv = |key: &str, v: Option<usize>| {
+        v.map_or(String::new(), |i| format!("{key} = \"{}\"\n", SIZES[i]))
+    };
+    match c.cc {
+        1 => t.push_str(&format!(
+            "[cc]\nmode = \"qcn\"\n[cc.qcn.cp]\n{}{}fb_bits = {}\n[cc.qcn.rp]\n{}{}{}frt = {}\n",
+            kv("q_eq", c.q_eq),
+            kv("sample_base", c.sample_base),
+            c.fb_bits,
+            kv("rl_queue", c.rl_queue),
+            kv("rl_burst", c.rl_burst),
+            kv("byte_counter", c.byte_counter),
+            c.frt
+        )),
+        2 => t.push_str(&format!(
+            "[cc]\nmode = \"bcn\"\n[cc.bcn.cp]\n{}{}[cc.bcn.rp]\n{}{}",
+            kv("q_eq", c.q_eq),
+            kv("sample_window", c.sample_base),
+            kv("rl_queue", c.rl_queue),
+            kv("rl_burst", c.rl_burst)
+        )),
+        _ => {}
+    }
+    if let Some((xoff, xon, quanta)) = c.pause {
+        t.push_str(&format!(
+            "[flow_control]\nmode = \"pause\"\nxoff = \"{}\"\nxon = \"{}\"\npause_quanta = {quanta}\n",
+            SIZES[xoff], SIZES[xon]
+        ));
+    }
+    t
+}
+
+fn check_sizes(c: &SizeCase) -> Result<(), TestCaseError> {
+    let text = size_toml(c);
+    let sc = match qcnsim_core::scenario::load(&text, &[]) {
+        Ok(sc) => sc,
+        Err(e) => {
+            prop_assert!(!e.path.is_empty() && !e.allowed.is_empty(), "{e}");
+            if std::env::var_os("EXTREMES_STATS").is_some() {
+                eprintln!("refused {}", e.path);
+            }
+            return Ok(());
+        }
+    };
+    let out = api::run_scenario(&sc, &mut |_| true)
+        .map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
+    if std::env::var_os("EXTREMES_STATS").is_some() {
+        eprintln!("ran");
+    }
+    let fl = table(&out, "flows");
+    let gen = i64s(fl, "gen_frames");
+    let gen_b = i64s(fl, "tx_bytes");
+    let rx = i64s(fl, "rx_frames");
+    let drop = i64s(fl, "dropped_frames");
+    let rl = i64s(fl, "rl_dropped_frames");
+    let nic = i64s(fl, "nic_dropped_frames");
+    let infl = i64s(fl, "in_flight_frames");
+    let size = i64s(fl, "size_bytes");
+    for i in 0..gen.len() {
+        // counts are non-negative and conserved: no count wrapped
+        prop_assert!(
+            gen[i] >= 0 && rx[i] >= 0 && infl[i] >= 0,
+            "flow {i}\n{text}"
+        );
+        prop_assert_eq!(
+            gen[i],
+            rx[i] + drop[i] + rl[i] + nic[i] + infl[i],
+            "flow {}\n{}",
+            i,
+            text
+        );
+        // at most 10 Gb/s for 300 us from each source (plus a frame), whatever the sizes
+        prop_assert!(
+            gen_b[i] <= 375_000 + 9216,
+            "flow {i} sent {} B\n{text}",
+            gen_b[i]
+        );
+        if size[i] >= 0 {
+            // (a last frame below 64 B is padded to 64 B)
+            prop_assert!(
+                gen_b[i] < size[i] + 64,
+                "finite flow {i} sent beyond its size\n{text}"
+            );
+        }
+    }
+    // a port's queue never holds more than its capacity allows
+    let ports = table(&out, "ports");
+    let names = strs(ports, "port");
+    let maxq = i64s(ports, "max_qlen_bytes");
+    for (k, n) in names.iter().enumerate() {
+        prop_assert!(maxq[k] >= 0, "{n}: max queue {}", maxq[k]);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(64), max_shrink_iters: 200, .. ProptestConfig::default() })]
+
+    #[test]
+    fn extreme_sizes_and_counts_run_or_are_refused(c in size_case()) {
+        check_sizes(&c)?;
+    }
 }

@@ -21,8 +21,67 @@ pub const BINS: &[(&str, u64, u64)] = &[
 /// (docs/models/network.md) on an idle fabric, whatever the rates along the path.
 pub fn ideal_fct(sc: &Scenario, f: &FlowSpec) -> Option<SimTime> {
     let total = f.size_bytes?;
-    let hops: Vec<(f64, SimTime, u32, u32)> = f
-        .path
+    let hops = ideal_hops(sc, f);
+    let full = f.frame_bytes as u64;
+    // frames 0..n-2 are full; the last one carries the rest (at least 64 B)
+    let n = total.div_ceil(full);
+    let last_size = (total - (n - 1) * full).max(64);
+    let gap = f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps;
+    // frame k is generated at start + round(k * gap), as a CBR source does
+    let born = |k: u64| f.start as u128 + round_ps(units::u64_f64(k) * gap) as u128;
+    // Start of transmission of frame n-2 (the last full one) at every hop, in closed form
+    // (docs/tables.md, "fct"): a tandem of store-and-forward hops where every full frame takes
+    // the same time, so start_h(k) = max over j <= k of born(j) + (k - j) * O_h + C_h, with
+    // O_h the largest per-frame occupancy of hops 0..=h and C_h the transit (transmission +
+    // delay) of a full frame over hops 0..h. born(j) - j * O_h is monotone in j (born(j + 1) -
+    // born(j) is floor or ceil of the gap, and O_h a whole number), so j = 0 or j = k.
+    let mut before: Vec<Option<u128>> = vec![None; hops.len()];
+    if n >= 2 {
+        let k = n - 2;
+        let (mut occ, mut transit) = (0u128, 0u128);
+        for (h, hop) in hops.iter().enumerate() {
+            occ = occ.max(hop.occupancy(full) as u128);
+            let first = born(0) + k as u128 * occ;
+            before[h] = Some(first.max(born(k)) + transit);
+            transit += (hop.tx(full) + hop.delay) as u128;
+        }
+    }
+    // the last frame: it waits at each hop for the full frame ahead of it
+    let mut t = born(n - 1);
+    for (h, hop) in hops.iter().enumerate() {
+        let free = before[h].map_or(0, |s| s + hop.occupancy(full) as u128);
+        t = t.max(free) + (hop.tx(last_size) + hop.delay) as u128;
+    }
+    Some((t - f.start as u128).min(SimTime::MAX as u128) as SimTime)
+}
+
+/// One hop of a flow's path for [`ideal_fct`].
+#[derive(Debug, Clone, Copy)]
+struct IdealHop {
+    rate: f64,
+    /// Propagation, delay line and the next switch's forwarding latency.
+    delay: SimTime,
+    pre: u64,
+    ifg: u64,
+}
+
+impl IdealHop {
+    /// Time from the first to the last bit of a frame of `size` bytes.
+    fn tx(&self, size: u64) -> SimTime {
+        units::tx_time_f(size + self.pre, self.rate)
+    }
+    /// Time the port is busy with it (with the inter-frame gap).
+    fn occupancy(&self, size: u64) -> SimTime {
+        if self.ifg == 0 {
+            self.tx(size)
+        } else {
+            units::tx_time_f(size + self.pre + self.ifg, self.rate)
+        }
+    }
+}
+
+fn ideal_hops(sc: &Scenario, f: &FlowSpec) -> Vec<IdealHop> {
+    f.path
         .iter()
         .map(|&p| {
             let l = &sc.links[p / 2];
@@ -32,39 +91,14 @@ pub fn ideal_fct(sc: &Scenario, f: &FlowSpec) -> Option<SimTime> {
             } else {
                 0
             };
-            (
-                l.rate_bps,
-                l.delay + l.extra_delay + lat,
-                l.preamble_bytes,
-                l.ifg_bytes,
-            )
+            IdealHop {
+                rate: l.rate_bps,
+                delay: l.delay + l.extra_delay + lat,
+                pre: l.preamble_bytes as u64,
+                ifg: l.ifg_bytes as u64,
+            }
         })
-        .collect();
-    let mut free = vec![0 as SimTime; hops.len()];
-    let gap = f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps;
-    let mut sent = 0u64;
-    let mut k = 0u64;
-    let mut last = 0;
-    while sent < total {
-        let size = (f.frame_bytes as u64).min(total - sent).max(64) as u32;
-        sent += size as u64;
-        // the k-th frame is generated at start + round(k * gap), as a CBR source does
-        let mut t = f.start + round_ps(units::u64_f64(k) * gap);
-        k += 1;
-        for (h, &(rate, delay, pre, ifg)) in hops.iter().enumerate() {
-            let start = t.max(free[h]);
-            let tx = units::tx_time_f((size + pre) as u64, rate);
-            let end = start + tx;
-            free[h] = if ifg == 0 {
-                end
-            } else {
-                start + units::tx_time_f((size + pre + ifg) as u64, rate)
-            };
-            t = end + delay;
-        }
-        last = t;
-    }
-    Some(last - f.start)
+        .collect()
 }
 
 /// Summary rows: (metric, value, unit, detail).
@@ -258,6 +292,85 @@ mod tests {
             ideal_fct(&sc, &f),
             Some(51_200 + 1_500_000 + 12_800 + 2_000_000)
         );
+    }
+
+    /// The frame-by-frame schedule the closed form of [`ideal_fct`] must equal.
+    fn ideal_fct_by_frames(sc: &Scenario, f: &FlowSpec) -> SimTime {
+        let hops = ideal_hops(sc, f);
+        let total = f.size_bytes.unwrap();
+        let mut free = vec![0 as SimTime; hops.len()];
+        let gap = f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps;
+        let (mut sent, mut k, mut last) = (0u64, 0u64, 0);
+        while sent < total {
+            let size = (f.frame_bytes as u64).min(total - sent).max(64);
+            sent += size;
+            let mut t = f.start + round_ps(units::u64_f64(k) * gap);
+            k += 1;
+            for (h, hop) in hops.iter().enumerate() {
+                let start = t.max(free[h]);
+                free[h] = start + hop.occupancy(size);
+                t = start + hop.tx(size) + hop.delay;
+            }
+            last = t;
+        }
+        last - f.start
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(256), ..Default::default() })]
+        /// The closed form equals the frame-by-frame schedule: random chains of 1 to 4 links
+        /// of random rates (slower or faster than the source), delays, latencies, preambles
+        /// and gaps, random flow sizes (a shorter last frame, a last frame below 64 B) and
+        /// source rates.
+        #[test]
+        fn ideal_fct_closed_form_equals_the_frame_schedule(
+            n_sw in 0usize..4,
+            rates in proptest::collection::vec(1u64..=400, 4),
+            delays in proptest::collection::vec(0u64..5_000_000, 4),
+            latency in 0u64..2_000_000,
+            overhead in proptest::sample::select(vec![(0u32, 0u32), (8, 12), (0, 20), (7, 0)]),
+            frame in 64u32..=9216,
+            size in 1u64..400_000,
+            src_pm in 1u64..=1000,
+            start in 0u64..1_000_000,
+        ) {
+            let mut t = format!(
+                "[meta]\nduration = \"1s\"\n[defaults]\npreamble = \"{}B\"\nifg = \"{}B\"\nswitch_latency = \"{latency}ps\"\n\
+                 [[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n",
+                overhead.0, overhead.1
+            );
+            let nodes: Vec<String> = std::iter::once("a".to_string())
+                .chain((0..=n_sw).map(|i| format!("s{i}")))
+                .chain(std::iter::once("b".to_string()))
+                .collect();
+            for i in 0..=n_sw {
+                t.push_str(&format!("[[switches]]\nname = \"s{i}\"\n"));
+            }
+            for w in 0..nodes.len() - 1 {
+                t.push_str(&format!(
+                    "[[links]]\nbetween = [\"{}\", \"{}\"]\nrate = \"{}00Mbps\"\ndelay = \"{}ps\"\n",
+                    nodes[w], nodes[w + 1], rates[w % 4], delays[w % 4]
+                ));
+            }
+            let src_rate = rates[0] * 100 * src_pm / 1000;
+            t.push_str(&format!(
+                "[[flows]]\nsrc = \"a\"\ndst = \"b\"\nrate = \"{}Mbps\"\nframe = \"{frame}B\"\nsize = \"{size}B\"\nstart = \"{start}ps\"\n",
+                src_rate.max(1)
+            ));
+            let (sc, f) = flow0(&t);
+            proptest::prop_assert_eq!(ideal_fct(&sc, &f), Some(ideal_fct_by_frames(&sc, &f)), "{}", t);
+        }
+    }
+
+    #[test]
+    fn ideal_fct_of_a_huge_flow_is_immediate() {
+        // a petabyte in 64 B frames: 1.6e13 frames; the closed form does not loop over them
+        let text = "[meta]\nduration = \"1s\"\n[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n[[links]]\nbetween = [\"a\", \"b\"]\n\
+                    rate = \"10Gbps\"\ndelay = \"1us\"\n[[flows]]\nsrc = \"a\"\ndst = \"b\"\nrate = \"10Gbps\"\n\
+                    frame = \"64B\"\nsize = \"1000000000000000B\"\n";
+        let (sc, f) = flow0(text);
+        // 10^15 B at 10 Gb/s back to back: 8e5 s, plus one link delay
+        assert_eq!(ideal_fct(&sc, &f), Some(800_000 * units::SEC + 1_000_000));
     }
 
     #[test]
