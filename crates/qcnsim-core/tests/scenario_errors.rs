@@ -117,6 +117,7 @@ fn cases() -> Vec<Case> {
         Case { what: "zero quick_duration", edit: Set(&["meta.quick_duration=0s"]), path: "meta.quick_duration", shows: "0s" },
         Case { what: "explicit path over a missing link", edit: Set(&["flows.0.path=[\"a\", \"b\"]"]), path: "flows.0.path.1", shows: "\"b\"" },
         Case { what: "zero flow size", edit: Set(&["flows.0.size=0B"]), path: "flows.0.size", shows: "0B" },
+        Case { what: "flow size beyond 1 PB (would wrap the i64 size columns at 2^63)", edit: Set(&["flows.0.size=9223372036854775808B"]), path: "flows.0.size", shows: "9223372036854775808B" },
         Case { what: "CNM frame too small", edit: Set(&["cc.qcn.cnm_frame=10B"]), path: "cc.qcn.cnm_frame", shows: "10B" },
         Case { what: "hosts as a table, not an array", edit: Replace("[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"", "[hosts]\nname = \"a\""), path: "hosts", shows: "a table" },
         Case { what: "sweep mode unknown", edit: Append("[sweep]\nmode = \"cube\"\n"), path: "sweep.mode", shows: "cube" },

@@ -124,6 +124,7 @@ fn bad_workloads() {
         ("kind = \"incast\"\ndst = \"h0\"\nsize = \"1KB\"\nsenders = 9", "workloads.0.senders", "9"),
         ("kind = \"incast\"\ndst = \"h0\"\nsize = \"1KB\"\nsenders = [\"h0\"]", "workloads.0.senders", "other than dst"),
         ("kind = \"incast\"\ndst = \"h0\"\nsenders = 2", "workloads.0.size", "missing"),
+        ("kind = \"incast\"\ndst = \"h0\"\nsenders = 2\nsize = \"2000000GB\"", "workloads.0.size", "1 PB"),
         ("kind = \"incast\"\ndst = \"h0\"\nsize = \"1KB\"\nsenders = 2\nat = [\"1s\"]", "workloads.0.at.0", "1s"),
         ("sizes = \"websearch\"\nspeed = 3", "workloads.0.speed", "unknown"),
     ];

@@ -358,8 +358,15 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
                     "the bytes each sender sends, e.g. \"64KB\"",
                 )
             })?;
-            if size == 0 {
-                return Err(t.err("size", "\"0B\"", "a size above zero"));
+            if size == 0 || size > super::MAX_FLOW_BYTES {
+                return Err(t.err(
+                    "size",
+                    format!("\"{size}B\""),
+                    format!(
+                        "a size from 1B to {}B (1 PB), as flows.*.size",
+                        super::MAX_FLOW_BYTES
+                    ),
+                ));
             }
             let senders: Vec<usize> = match t.raw("senders") {
                 Some(Value::Integer(n)) => {
