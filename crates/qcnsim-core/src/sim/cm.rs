@@ -202,8 +202,7 @@ impl<'a> Sim<'a> {
                 .routes
                 .next(at, self.flows[flow as usize].src as usize);
         }
-        let p = self.rev_route[flow as usize * self.sc.nodes.len() + at];
-        (p != NONE).then_some(p as usize)
+        self.rev_route.port(flow as usize, at)
     }
 
     /// A control frame reaches its destination host: count and record it, then let the flow's
@@ -296,15 +295,43 @@ pub(super) fn bcn_index(kind: u8, payload: i32) -> usize {
 
 /// `cc.feedback_route = "reverse"`: for each flow and node on its data path (or multicast tree),
 /// the port back towards the source: the reverse direction (`port ^ 1`, the same link) of the
-/// path port that enters the node. Every node of a path or tree is entered by one port.
-pub(super) fn reverse_routes(sc: &Scenario) -> Vec<u32> {
-    let nn = sc.nodes.len();
-    let mut v = vec![NONE; sc.flows.len() * nn];
-    for (fi, f) in sc.flows.iter().enumerate() {
-        for &p in &f.path {
-            let (_, to) = sc.port_ends(p);
-            v[fi * nn + to] = (p ^ 1) as u32;
+/// path port that enters the node. Every node of a path or tree is entered by one port. Memory
+/// is one entry per path port (what is routed), not flows x nodes.
+#[derive(Debug, Default)]
+pub(super) struct ReverseRoutes {
+    /// Flow `f`'s entries are `ent[off[f]..off[f + 1]]`, sorted by node.
+    off: Vec<usize>,
+    /// (node, port back towards the source).
+    ent: Vec<(u32, u32)>,
+}
+
+impl ReverseRoutes {
+    pub(super) fn of(sc: &Scenario) -> ReverseRoutes {
+        let mut off = Vec::with_capacity(sc.flows.len() + 1);
+        let mut ent = Vec::with_capacity(sc.flows.iter().map(|f| f.path.len()).sum());
+        off.push(0);
+        for f in &sc.flows {
+            let first = ent.len();
+            for &p in &f.path {
+                let (_, to) = sc.port_ends(p);
+                ent.push((to as u32, (p ^ 1) as u32));
+            }
+            ent[first..].sort_unstable();
+            off.push(ent.len());
         }
+        ReverseRoutes { off, ent }
     }
-    v
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.off.is_empty()
+    }
+
+    /// The port back towards flow `f`'s source at node `at`; `None` off its path.
+    #[inline]
+    pub(super) fn port(&self, f: usize, at: usize) -> Option<usize> {
+        let e = &self.ent[self.off[f]..self.off[f + 1]];
+        e.binary_search_by_key(&(at as u32), |&(n, _)| n)
+            .ok()
+            .map(|i| e[i].1 as usize)
+    }
 }

@@ -409,9 +409,9 @@ pub struct Sim<'a> {
     cps: Vec<CpState>,
     /// NIC-side QCN feedback (ConMes generators and NIC samplers); empty unless it is on.
     nicfb: nicfb::NicFbState,
-    /// `cc.feedback_route = "reverse"`: per flow and node, the port back towards the flow's
-    /// source along its data path or tree (`NONE` off the path); empty for shortest paths.
-    rev_route: Vec<u32>,
+    /// `cc.feedback_route = "reverse"`: per flow, the port back towards the flow's source at
+    /// each node of its data path or tree; empty for shortest paths.
+    rev_route: cm::ReverseRoutes,
     rec: Recorder,
     events: u64,
     frames_forwarded: u64,
@@ -660,9 +660,9 @@ impl<'a> Sim<'a> {
             nicfb: nicfb::NicFbState::new(sc, seed, cps.len()),
             cps,
             rev_route: if sc.feedback_reverse {
-                cm::reverse_routes(sc)
+                cm::ReverseRoutes::of(sc)
             } else {
-                Vec::new()
+                cm::ReverseRoutes::default()
             },
             rec,
             events: 0,
