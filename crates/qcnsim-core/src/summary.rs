@@ -299,6 +299,26 @@ fn transient_rows(sc: &Scenario, tables: &[Table], rows: &mut Rows) {
             "short-fuse transitions while a CP on the flow's path had BA = 0".into(),
         );
     }
+    if sc.cc == crate::scenario::CcMode::Dcqcn {
+        rows.add(
+            "ecn_marked",
+            fsum("ecn_marked"),
+            "frames",
+            "data frames marked CE, all flows".into(),
+        );
+        rows.add(
+            "cnp_sent",
+            fsum("cnp_sent"),
+            "frames",
+            "CNPs sent by the receivers' notification points".into(),
+        );
+        rows.add(
+            "cnp_received",
+            fsum("cnp_received"),
+            "frames",
+            "CNPs delivered to the sources".into(),
+        );
+    }
     if qcn && sc.qcn.transient.pushback {
         rows.add(
             "fb99_sent",

@@ -106,7 +106,7 @@ fn cases() -> Vec<Case> {
         Case { what: "time finer than a picosecond", edit: Set(&["meta.duration=0.5ps"]), path: "meta.duration", shows: "0.5ps" },
         Case { what: "seed of the wrong type", edit: Set(&["meta.seed=\"one\""]), path: "meta.seed", shows: "one" },
         Case { what: "negative seed", edit: Set(&["meta.seed=-1"]), path: "meta.seed", shows: "-1" },
-        Case { what: "unknown cc mode", edit: Set(&["cc.mode=dcqcn"]), path: "cc.mode", shows: "dcqcn" },
+        Case { what: "unknown cc mode", edit: Set(&["cc.mode=dctcp"]), path: "cc.mode", shows: "dctcp" },
         Case { what: "NaN weight", edit: Set(&["cc.qcn.cp.w=nan"]), path: "cc.qcn.cp.w", shows: "NaN" },
         Case { what: "unknown event kind", edit: Set(&["metrics.events=[\"cnm_sent\", \"pauses\"]"]), path: "metrics.events.1", shows: "pauses" },
         Case { what: "zero throughput bin", edit: Set(&["metrics.throughput_bin=0s"]), path: "metrics.throughput_bin", shows: "0s" },

@@ -36,6 +36,8 @@ pub mod kinds {
     pub const SPRAY: u32 = 7;
     /// Generated workloads (flow arrivals, sizes, destinations), one stream per workload.
     pub const WORKLOAD: u32 = 8;
+    /// DCQCN ECN marking, one stream per marking port.
+    pub const ECN: u32 = 9;
 }
 
 #[inline]

@@ -3,6 +3,7 @@
 //! tested as a table of (state before, input, state after, actions).
 
 pub mod bcn;
+pub mod dcqcn;
 pub mod multicast;
 pub mod nic_fb;
 pub mod pause;

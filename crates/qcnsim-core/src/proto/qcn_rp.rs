@@ -95,6 +95,10 @@ pub enum StageGate {
     ByteCounter,
     /// HAI when either counter is past FRT (n = max - FRT); no AI.
     Either,
+    /// The timer stage alone (DCQCN as in HPCC's ns-3 Mellanox model, `RateIncEventMlx`,
+    /// which tests the stage before counting the expiry): FR while timer_scount <= FRT, AI at
+    /// FRT + 1, HAI beyond with n = timer_scount - FRT - 1.
+    Timer,
 }
 
 impl StageGate {
@@ -103,6 +107,7 @@ impl StageGate {
             StageGate::Both => "both",
             StageGate::ByteCounter => "byte_counter",
             StageGate::Either => "either",
+            StageGate::Timer => "timer",
         }
     }
 
@@ -127,6 +132,11 @@ impl StageGate {
                     (RpStage::FastRecovery, 0)
                 }
             }
+            StageGate::Timer => match ts.saturating_sub(frt) {
+                0 => (RpStage::FastRecovery, 0),
+                1 => (RpStage::ActiveIncrease, 0),
+                k => (RpStage::HyperActiveIncrease, k - 1),
+            },
         }
     }
 }
@@ -150,6 +160,79 @@ impl Fb99Step {
             Fb99Step::Timer => "timer",
         }
     }
+}
+
+/// When DCQCN's alpha is updated (docs/models/dcqcn.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlphaUpdate {
+    /// At each decrease, after the cut: `RC = RC(1 - alpha/2); alpha = (1-g)alpha + g`; the
+    /// K timer restarts at each decrease and decays alpha by (1-g) at each expiry (the
+    /// paper's order, Zhu et al. SIGCOMM 2015 §3.1).
+    CutThenUpdate,
+    /// At each decrease, before the cut (ns3-rdma `rpr_cnm_received`); K timer as above.
+    UpdateThenCut,
+    /// On a fixed K grid from the first CNP: `alpha = (1-g)alpha + g` if a CNP arrived in the
+    /// slot, else `(1-g)alpha` (HPCC's ns-3 `UpdateAlphaMlx`); decreases read alpha.
+    Periodic,
+}
+
+impl AlphaUpdate {
+    pub fn name(self) -> &'static str {
+        match self {
+            AlphaUpdate::CutThenUpdate => "cut_then_update",
+            AlphaUpdate::UpdateThenCut => "update_then_cut",
+            AlphaUpdate::Periodic => "periodic",
+        }
+    }
+}
+
+/// When a DCQCN decrease sets `RT = RC` (and restarts the byte counter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetClamp {
+    /// At every decrease (the paper; ns3-rdma `ClampTargetRate`).
+    Always,
+    /// Only if a byte-counter cycle completed since the last decrease (ns3-rdma with neither
+    /// clamp option, QCN's extra fast recovery).
+    ByteStage,
+    /// Only if a timer cycle completed since the last decrease (HPCC's ns-3 Mellanox model
+    /// with `ClampTargetRate` off).
+    TimeStage,
+    /// If either counter completed a cycle (ns3-rdma `ClampTargetRateAfterTimeInc`).
+    AnyStage,
+}
+
+impl TargetClamp {
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetClamp::Always => "always",
+            TargetClamp::ByteStage => "byte_stage",
+            TargetClamp::TimeStage => "time_stage",
+            TargetClamp::AnyStage => "any_stage",
+        }
+    }
+}
+
+/// The DCQCN options of a reaction point (Zhu et al., SIGCOMM 2015; docs/models/dcqcn.md):
+/// CNPs instead of CNMs, a decrease by `alpha/2` instead of `Gd*Fb`. The increase (byte
+/// counter, timer, FR/AI/HAI) is QCN's, configured through the other [`RpParams`] fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DcqcnRp {
+    /// g, the gain of the alpha average.
+    pub g: f64,
+    /// alpha when the rate limiter is allocated (first CNP).
+    pub alpha_start: f64,
+    /// K, the alpha timer, ps.
+    pub alpha_interval_ps: SimTime,
+    pub alpha_update: AlphaUpdate,
+    /// Some(f): the first CNP sets `RC = RT = f*RC` (at least the minimum rate) and
+    /// `alpha = alpha_start` without a cut (HPCC `RateOnFirstCnp`); None: the first CNP is an
+    /// ordinary decrease from the line rate.
+    pub first_cnp_rate: Option<f64>,
+    /// 0: every CNP decreases at once. > 0: a CNP only sets a flag; the rate is cut once at
+    /// the next point of a grid of this period started at the first CNP (HPCC
+    /// `RateDecreaseInterval`).
+    pub decrease_interval_ps: SimTime,
+    pub clamp: TargetClamp,
 }
 
 /// RP parameters. Rates are bit/s, byte counts bytes, times picoseconds.
@@ -226,6 +309,11 @@ pub struct RpParams {
     /// SONAR short fuse: byte-counter reload while the RP is in the SONAR-driven HAI (100
     /// packets of 1500 B).
     pub sonar_byte_counter_bytes: u64,
+    /// false: no byte counter (the DCQCN timer-only increase). Default true.
+    pub byte_counter_enabled: bool,
+    /// DCQCN: the RP reacts to CNPs ([`Rp::on_cnp`]); None (default): QCN. (Boxed: QCN's
+    /// parameters, carried by every flow, stay small.)
+    pub dcqcn: Option<Box<DcqcnRp>>,
 }
 
 impl RpParams {
@@ -261,6 +349,8 @@ impl RpParams {
             fb99_step: Fb99Step::Both,
             timer_enabled: true,
             sonar_byte_counter_bytes: 150_000,
+            byte_counter_enabled: true,
+            dcqcn: None,
         }
     }
 
@@ -316,6 +406,25 @@ impl RpParams {
         }
         if self.timer_ps == 0 || self.timer_after_frt_ps == 0 {
             return Err("timer_ps and timer_after_frt_ps must be > 0".into());
+        }
+        if let Some(d) = &self.dcqcn {
+            if !(d.g > 0.0 && d.g <= 1.0) {
+                return Err(format!("g must be in (0, 1], got {}", d.g));
+            }
+            if !(0.0..=1.0).contains(&d.alpha_start) {
+                return Err(format!(
+                    "alpha_start must be in [0, 1], got {}",
+                    d.alpha_start
+                ));
+            }
+            if d.alpha_interval_ps == 0 {
+                return Err("alpha_interval must be > 0".into());
+            }
+            if let Some(f) = d.first_cnp_rate {
+                if !(f.is_finite() && (0.0..=1.0).contains(&f)) {
+                    return Err(format!("first_cnp_rate must be in [0, 1], got {f}"));
+                }
+            }
         }
         Ok(())
     }
@@ -392,6 +501,18 @@ pub struct Rp {
     rep_cpid: u32,
     /// When the last CNM with non-zero feedback arrived (representative feedback).
     last_cnm: SimTime,
+    /// DCQCN: alpha, brought up to date lazily (its K timer needs no event: alpha is read
+    /// only at decreases).
+    alpha: f64,
+    /// DCQCN, alpha timer: when it last (re)started (cut_then_update, update_then_cut), or the
+    /// next point of the K grid (periodic).
+    alpha_t: SimTime,
+    /// DCQCN, periodic alpha: a CNP arrived in the current K slot.
+    alpha_flag: bool,
+    /// DCQCN with a decrease interval: when the pending decrease happens (None: none pending).
+    dec_deadline: Option<SimTime>,
+    /// DCQCN with a decrease interval: the origin of the decrease grid (the first CNP).
+    dec_grid0: SimTime,
 }
 
 impl Rp {
@@ -414,6 +535,11 @@ impl Rp {
             fb_hat: 0,
             rep_cpid: NO_CPID,
             last_cnm: 0,
+            alpha: p.dcqcn.as_ref().map_or(0.0, |d| d.alpha_start),
+            alpha_t: 0,
+            alpha_flag: false,
+            dec_deadline: None,
+            dec_grid0: 0,
         };
         if p.start_active {
             rp.activate(p);
@@ -588,6 +714,9 @@ impl Rp {
     /// The timer armed by the last TimerCmd::Arm fired (the caller drops stale timer events itself).
     /// In the SONAR short fuse the RP timer is stopped; a late expiry is ignored.
     pub fn on_timer(&mut self, p: &RpParams, now: SimTime) -> RpOutput {
+        if let Some(d) = &p.dcqcn {
+            return self.dcqcn_timer(p, d, now);
+        }
         // A frozen timer cannot expire (the caller cancelled it at `pause`).
         if !self.active || self.sonar_sf || self.paused {
             return RpOutput::NONE;
@@ -608,6 +737,168 @@ impl Rp {
             timer,
             rate_changed: self.cr != cr_before,
         }
+    }
+
+    /// DCQCN: a CNP for this flow arrived (docs/models/dcqcn.md). Ignored by a QCN RP.
+    ///
+    /// ```text
+    /// if inactive: allocate (CR = TR = line, counters 0), alpha = alpha_start, alpha timer
+    ///     and decrease grid start now; with first_cnp_rate f: CR = TR = max(f*CR, MIN_RATE)
+    /// else: bring alpha up to date; periodic alpha: note a CNP in this slot
+    /// decrease_interval 0: decrease now (not on a first CNP with first_cnp_rate)
+    /// else: if no decrease pending, one is due at the next grid point after now
+    /// ```
+    pub fn on_cnp(&mut self, p: &RpParams, now: SimTime) -> RpOutput {
+        let Some(d) = &p.dcqcn else {
+            return RpOutput::NONE;
+        };
+        let cr_before = self.cr;
+        let first = !self.active;
+        if first {
+            self.activate(p);
+            self.alpha = d.alpha_start;
+            self.alpha_t = if d.alpha_update == AlphaUpdate::Periodic {
+                now.saturating_add(d.alpha_interval_ps)
+            } else {
+                now
+            };
+            self.alpha_flag = false;
+            self.dec_grid0 = now;
+            self.dec_deadline = None;
+            self.timer_deadline = None;
+            if let Some(f) = d.first_cnp_rate {
+                self.cr = (self.cr * f).max(p.min_rate_bps);
+                self.tr = self.cr;
+            }
+        } else {
+            self.catch_up_alpha(d, now);
+            if d.alpha_update == AlphaUpdate::Periodic {
+                self.alpha_flag = true;
+            }
+        }
+        if d.decrease_interval_ps == 0 {
+            if !(first && d.first_cnp_rate.is_some()) {
+                self.dcqcn_decrease(p, d, now);
+            }
+        } else if self.dec_deadline.is_none() {
+            let k = (now - self.dec_grid0) / d.decrease_interval_ps + 1;
+            self.dec_deadline = Some(
+                self.dec_grid0
+                    .saturating_add(k.saturating_mul(d.decrease_interval_ps)),
+            );
+        }
+        RpOutput {
+            timer: self.dcqcn_timer_cmd(),
+            rate_changed: self.cr != cr_before,
+        }
+    }
+
+    /// DCQCN's multiplicative decrease:
+    ///
+    /// ```text
+    /// bring alpha up to date
+    /// update_then_cut: alpha = (1-g)alpha + g
+    /// if the clamp rule holds: TR = CR; reload the byte counter
+    /// CR = max(CR*(1 - alpha/2), MIN_RATE)
+    /// cut_then_update: alpha = (1-g)alpha + g
+    /// alpha timer restarts (not periodic); si_count = timer_scount = 0; timer at now + T
+    /// ```
+    fn dcqcn_decrease(&mut self, p: &RpParams, d: &DcqcnRp, now: SimTime) {
+        self.catch_up_alpha(d, now);
+        if d.alpha_update == AlphaUpdate::UpdateThenCut {
+            self.alpha = (1.0 - d.g) * self.alpha + d.g;
+        }
+        let clamp = match d.clamp {
+            TargetClamp::Always => true,
+            TargetClamp::ByteStage => self.si_count != 0,
+            TargetClamp::TimeStage => self.timer_scount != 0,
+            TargetClamp::AnyStage => self.si_count != 0 || self.timer_scount != 0,
+        };
+        if clamp {
+            self.tr = self.cr;
+            self.tx_bcount = self.byte_counter_reload(p, p.byte_counter_bytes);
+        }
+        self.cr = (self.cr * (1.0 - self.alpha / 2.0)).max(p.min_rate_bps);
+        if d.alpha_update == AlphaUpdate::CutThenUpdate {
+            self.alpha = (1.0 - d.g) * self.alpha + d.g;
+        }
+        if d.alpha_update != AlphaUpdate::Periodic {
+            self.alpha_t = now;
+        }
+        self.si_count = 0;
+        self.timer_scount = 0;
+        self.arm_timer(p, now, p.timer_ps);
+    }
+
+    /// Apply the alpha timer's expiries up to `now` (inclusive): (1-g) per K since the last
+    /// restart; periodic: the first grid point adds g if a CNP arrived in its slot.
+    fn catch_up_alpha(&mut self, d: &DcqcnRp, now: SimTime) {
+        let keep = 1.0 - d.g;
+        let k = d.alpha_interval_ps;
+        let pow = |n: u64| keep.powi(n.min(i32::MAX as u64) as i32);
+        if d.alpha_update == AlphaUpdate::Periodic {
+            if now < self.alpha_t {
+                return;
+            }
+            let n = (now - self.alpha_t) / k + 1;
+            self.alpha = keep * self.alpha + if self.alpha_flag { d.g } else { 0.0 };
+            self.alpha_flag = false;
+            if n > 1 {
+                self.alpha *= pow(n - 1);
+            }
+            self.alpha_t = self.alpha_t.saturating_add(n.saturating_mul(k));
+        } else {
+            let n = now.saturating_sub(self.alpha_t) / k;
+            if n > 0 {
+                self.alpha *= pow(n);
+                self.alpha_t += n * k;
+            }
+        }
+    }
+
+    /// DCQCN: the one caller timer carries both the increase timer and the pending decrease.
+    fn dcqcn_timer_cmd(&self) -> TimerCmd {
+        match (self.timer_deadline, self.dec_deadline) {
+            (None, None) => TimerCmd::Cancel,
+            (a, b) => TimerCmd::Arm(a.unwrap_or(SimTime::MAX).min(b.unwrap_or(SimTime::MAX))),
+        }
+    }
+
+    /// DCQCN: the caller's timer fired: the pending decrease if due (it restarts the increase
+    /// timer), else the increase timer if due (QCN's timer cycle: timer_scount += 1, increase,
+    /// re-arm with T, or T after FRT once timer_scount >= FRT).
+    fn dcqcn_timer(&mut self, p: &RpParams, d: &DcqcnRp, now: SimTime) -> RpOutput {
+        if !self.active {
+            return RpOutput::NONE;
+        }
+        let cr_before = self.cr;
+        if self.dec_deadline.is_some_and(|t| t <= now) {
+            self.dec_deadline = None;
+            self.dcqcn_decrease(p, d, now);
+        } else if self.timer_deadline.is_some_and(|t| t <= now) {
+            self.timer_scount = self.timer_scount.saturating_add(1);
+            self.self_increase(p);
+            let period = if self.timer_scount < p.frt {
+                p.timer_ps
+            } else {
+                p.timer_after_frt_ps
+            };
+            self.arm_timer(p, now, period);
+        }
+        RpOutput {
+            timer: self.dcqcn_timer_cmd(),
+            rate_changed: self.cr != cr_before,
+        }
+    }
+
+    /// DCQCN's alpha as of its last update (it decays lazily: see [`Rp::on_cnp`]).
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// DCQCN with a decrease interval: when the pending decrease happens.
+    pub fn decrease_due(&self) -> Option<SimTime> {
+        self.dec_deadline
     }
 
     /// A push-back message (Fb99: the CP saw Fb >= 0 while its bandwidth was not available)
@@ -780,7 +1071,18 @@ impl Rp {
         self.tr = p.line_rate_bps;
         self.si_count = 0;
         self.timer_scount = 0;
-        self.tx_bcount = self.jittered(p.byte_counter_bytes as f64, p.jitter);
+        self.tx_bcount = self.byte_counter_reload(p, p.byte_counter_bytes);
+    }
+
+    /// A byte-counter reload of `bytes` (times U); without a byte counter the count never
+    /// runs out. Draws one number either way.
+    fn byte_counter_reload(&mut self, p: &RpParams, bytes: u64) -> f64 {
+        let b = self.jittered(bytes as f64, p.jitter);
+        if p.byte_counter_enabled {
+            b
+        } else {
+            f64::INFINITY
+        }
     }
 
     fn release(&mut self, p: &RpParams) {
@@ -793,6 +1095,8 @@ impl Rp {
         self.tx_bcount = 0.0;
         self.timer_deadline = None;
         self.frozen_left = None;
+        self.dec_deadline = None;
+        self.alpha_flag = false;
     }
 
     fn jittered(&mut self, x: f64, jitter: f64) -> f64 {
@@ -2391,6 +2695,384 @@ mod tests {
                     prop_assert_eq!(rp.frozen_timer_left(), None);
                 }
             }
+        }
+    }
+}
+
+/// DCQCN's rules of the reaction point (docs/models/dcqcn.md), one table per rule.
+#[cfg(test)]
+mod dcqcn_tests {
+    use super::*;
+    use crate::engine::Rng;
+    use crate::proto::dcqcn::DcqcnVariant;
+    use crate::units::US;
+
+    const LINE: f64 = 40e9;
+    const G: f64 = 1.0 / 256.0;
+    const T0: SimTime = 1_000 * US;
+
+    fn params(v: DcqcnVariant) -> RpParams {
+        v.rp(LINE)
+    }
+
+    fn dc(p: &RpParams) -> &DcqcnRp {
+        p.dcqcn.as_ref().expect("a DCQCN RP")
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    /// An active RP in a given state (alpha timer restarted at `T0`).
+    fn rp_at(p: &RpParams, cr: f64, tr: f64, si: u32, ts: u32, alpha: f64) -> Rp {
+        let mut rp = Rp::new(p, Rng::from_seed(1));
+        rp.on_cnp(p, T0);
+        rp.dec_deadline = None;
+        rp.cr = cr;
+        rp.tr = tr;
+        rp.si_count = si;
+        rp.timer_scount = ts;
+        rp.alpha = alpha;
+        rp
+    }
+
+    #[test]
+    fn first_cnp_allocates_the_rate_limiter_per_variant() {
+        // (variant, CR after, TR after, alpha after, decrease due)
+        let a_ns3 = (1.0 - G) * 0.5 + G;
+        let table: &[(DcqcnVariant, f64, f64, f64, Option<SimTime>)] = &[
+            // the paper: RT = RC = line, RC = RC(1 - 1/2), then alpha = (1-g)1 + g = 1
+            (DcqcnVariant::Paper, LINE / 2.0, LINE, 1.0, None),
+            // ns3-rdma: alpha updated first, from 0.5
+            (
+                DcqcnVariant::Ns3Rdma,
+                LINE * (1.0 - a_ns3 / 2.0),
+                LINE,
+                a_ns3,
+                None,
+            ),
+            // Mellanox: RC = RT = 1.0*RC, alpha = 1, the cut waits for the decrease grid
+            (DcqcnVariant::Mellanox, LINE, LINE, 1.0, Some(T0 + 4 * US)),
+        ];
+        for &(v, cr, tr, alpha, due) in table {
+            let p = params(v);
+            let mut rp = Rp::new(&p, Rng::from_seed(1));
+            assert!(!rp.is_active());
+            let out = rp.on_cnp(&p, T0);
+            assert!(rp.is_active(), "{v:?}");
+            assert!(
+                close(rp.current_rate(), cr),
+                "{v:?}: CR {}",
+                rp.current_rate()
+            );
+            assert!(
+                close(rp.target_rate(), tr),
+                "{v:?}: TR {}",
+                rp.target_rate()
+            );
+            assert!(close(rp.alpha(), alpha), "{v:?}: alpha {}", rp.alpha());
+            assert_eq!(rp.decrease_due(), due, "{v:?}");
+            assert_eq!(out.rate_changed, cr != LINE, "{v:?}");
+            let want_timer = match due {
+                Some(d) => d,
+                None => T0 + p.timer_ps,
+            };
+            assert_eq!(out.timer, TimerCmd::Arm(want_timer), "{v:?}");
+        }
+    }
+
+    #[test]
+    fn first_cnp_rate_sets_rc_and_rt_without_a_cut() {
+        // (first_cnp_rate, CR = TR after)
+        for &(f, want) in &[(1.0, LINE), (0.5, LINE / 2.0), (0.0, 100e6)] {
+            let mut p = params(DcqcnVariant::Paper);
+            p.dcqcn.as_mut().unwrap().first_cnp_rate = Some(f);
+            let mut rp = Rp::new(&p, Rng::from_seed(1));
+            rp.on_cnp(&p, T0);
+            assert!(close(rp.current_rate(), want), "f = {f}");
+            assert!(close(rp.target_rate(), want), "f = {f}");
+            assert!(close(rp.alpha(), 1.0));
+            // the next CNP is an ordinary decrease
+            rp.on_cnp(&p, T0 + 10 * US);
+            assert!(close(rp.current_rate(), (want / 2.0).max(100e6)), "f = {f}");
+        }
+    }
+
+    #[test]
+    fn decrease_clamp_rules() {
+        // (clamp, si, ts, TR after): CR 10G, TR 30G before; alpha 0.5 -> CR 7.5G
+        let table: &[(TargetClamp, u32, u32, f64)] = &[
+            (TargetClamp::Always, 0, 0, 10e9),
+            (TargetClamp::ByteStage, 0, 3, 30e9),
+            (TargetClamp::ByteStage, 1, 0, 10e9),
+            (TargetClamp::TimeStage, 2, 0, 30e9),
+            (TargetClamp::TimeStage, 0, 1, 10e9),
+            (TargetClamp::AnyStage, 0, 0, 30e9),
+            (TargetClamp::AnyStage, 1, 0, 10e9),
+            (TargetClamp::AnyStage, 0, 1, 10e9),
+        ];
+        for &(clamp, si, ts, tr) in table {
+            let mut p = params(DcqcnVariant::Paper);
+            p.dcqcn.as_mut().unwrap().clamp = clamp;
+            let mut rp = rp_at(&p, 10e9, 30e9, si, ts, 0.5);
+            rp.on_cnp(&p, T0 + US);
+            assert!(close(rp.target_rate(), tr), "{clamp:?} si {si} ts {ts}");
+            assert!(close(rp.current_rate(), 7.5e9), "{clamp:?}");
+            assert_eq!((rp.si_count(), rp.timer_scount()), (0, 0), "{clamp:?}");
+        }
+    }
+
+    #[test]
+    fn alpha_order_at_a_decrease() {
+        // (alpha update, CR after, alpha after), CR 10G and alpha 0.5 before
+        let up = (1.0 - G) * 0.5 + G;
+        let table: &[(AlphaUpdate, f64, f64)] = &[
+            (AlphaUpdate::CutThenUpdate, 7.5e9, up),
+            (AlphaUpdate::UpdateThenCut, 10e9 * (1.0 - up / 2.0), up),
+        ];
+        for &(order, cr, alpha) in table {
+            let mut p = params(DcqcnVariant::Paper);
+            p.dcqcn.as_mut().unwrap().alpha_update = order;
+            let mut rp = rp_at(&p, 10e9, 10e9, 0, 0, 0.5);
+            rp.on_cnp(&p, T0 + US);
+            assert!(close(rp.current_rate(), cr), "{order:?}");
+            assert!(close(rp.alpha(), alpha), "{order:?}");
+        }
+    }
+
+    #[test]
+    fn alpha_decays_every_k_without_cnps() {
+        let p = params(DcqcnVariant::Paper);
+        let k = dc(&p).alpha_interval_ps;
+        // (time of the next CNP after T0, K expiries before it)
+        let table: &[(SimTime, i32)] = &[
+            (T0 + 1, 0),
+            (T0 + k - 1, 0),
+            (T0 + k, 1),
+            (T0 + 3 * k + k / 2, 3),
+            (T0 + 100 * k, 100),
+        ];
+        for &(t, n) in table {
+            let mut rp = rp_at(&p, 10e9, 10e9, 0, 0, 0.8);
+            rp.on_cnp(&p, t);
+            let decayed = 0.8 * (1.0 - G).powi(n);
+            assert!(
+                close(rp.current_rate(), 10e9 * (1.0 - decayed / 2.0)),
+                "t - T0 = {}",
+                t - T0
+            );
+            assert!(close(rp.alpha(), (1.0 - G) * decayed + G));
+        }
+        // the K timer restarts at each decrease: two CNPs 0.6 K apart after one at T0 see no
+        // expiry in between
+        let mut rp = rp_at(&p, 10e9, 10e9, 0, 0, 0.8);
+        rp.on_cnp(&p, T0 + k / 2);
+        let a1 = rp.alpha();
+        rp.on_cnp(&p, T0 + k / 2 + 6 * k / 10);
+        assert!(close(rp.alpha(), (1.0 - G) * a1 + G));
+    }
+
+    #[test]
+    fn periodic_alpha_adds_g_for_slots_with_a_cnp() {
+        let p = params(DcqcnVariant::Mellanox);
+        let k = dc(&p).alpha_interval_ps; // 1 us
+        let mut rp = Rp::new(&p, Rng::from_seed(1));
+        rp.on_cnp(&p, T0); // alpha = 1, grid T0 + k, T0 + 2k, ...
+        assert!(close(rp.alpha(), 1.0));
+        // a CNP inside the first slot: the update at T0 + k adds g
+        rp.on_cnp(&p, T0 + k / 2);
+        // two empty slots, read at the decrease at T0 + 4 us
+        let out = rp.on_timer(&p, T0 + 4 * US);
+        // updates at T0+k (CNP: +g), T0+2k, T0+3k, T0+4k (decays)
+        let alpha = 1.0 * (1.0 - G) + G;
+        let alpha = alpha * (1.0 - G).powi(3);
+        assert!(close(rp.alpha(), alpha), "alpha {}", rp.alpha());
+        // the cut used that alpha; TR not clamped (no timer cycle yet)
+        assert!(close(rp.current_rate(), LINE * (1.0 - alpha / 2.0)));
+        assert!(close(rp.target_rate(), LINE));
+        assert!(out.rate_changed);
+        assert_eq!(rp.decrease_due(), None);
+        assert_eq!(out.timer, TimerCmd::Arm(T0 + 4 * US + p.timer_ps));
+    }
+
+    #[test]
+    fn decrease_interval_merges_cnps_into_one_cut_on_the_grid() {
+        let p = params(DcqcnVariant::Mellanox);
+        let d = dc(&p).decrease_interval_ps; // 4 us
+        let mut rp = Rp::new(&p, Rng::from_seed(1));
+        rp.on_cnp(&p, T0);
+        rp.on_timer(&p, T0 + d); // first cut
+        let cr1 = rp.current_rate();
+        // (CNP time, decrease due after it)
+        let table: &[(SimTime, SimTime)] = &[
+            (T0 + d + 1, T0 + 2 * d),
+            (T0 + d + 2 * US, T0 + 2 * d), // merged
+            (T0 + 2 * d - 1, T0 + 2 * d),
+        ];
+        for &(t, due) in table {
+            let out = rp.on_cnp(&p, t);
+            assert_eq!(rp.decrease_due(), Some(due));
+            assert!(!out.rate_changed);
+            assert_eq!(rp.current_rate(), cr1);
+        }
+        let out = rp.on_timer(&p, T0 + 2 * d);
+        assert!(out.rate_changed);
+        assert!(rp.current_rate() < cr1);
+        // a CNP exactly on a grid point waits for the next one
+        rp.on_cnp(&p, T0 + 5 * d);
+        assert_eq!(rp.decrease_due(), Some(T0 + 6 * d));
+    }
+
+    #[test]
+    fn increase_stages_of_the_paper_and_ns3_rdma() {
+        // (variant, si, ts, stage, TR step): paper FR while max <= 5, HAI min > 5 with
+        // R_HAI*(min - 5); ns3-rdma FR while both < 5, HAI R_HAI*(min - 5 + 1)
+        let table: &[(DcqcnVariant, u32, u32, RpStage, f64)] = &[
+            (DcqcnVariant::Paper, 5, 5, RpStage::FastRecovery, 0.0),
+            (DcqcnVariant::Paper, 6, 0, RpStage::ActiveIncrease, 40e6),
+            (DcqcnVariant::Paper, 0, 6, RpStage::ActiveIncrease, 40e6),
+            (
+                DcqcnVariant::Paper,
+                6,
+                8,
+                RpStage::HyperActiveIncrease,
+                200e6,
+            ),
+            (DcqcnVariant::Ns3Rdma, 4, 4, RpStage::FastRecovery, 0.0),
+            (DcqcnVariant::Ns3Rdma, 5, 1, RpStage::ActiveIncrease, 40e6),
+            (
+                DcqcnVariant::Ns3Rdma,
+                5,
+                5,
+                RpStage::HyperActiveIncrease,
+                200e6,
+            ),
+            (
+                DcqcnVariant::Ns3Rdma,
+                7,
+                6,
+                RpStage::HyperActiveIncrease,
+                400e6,
+            ),
+        ];
+        for &(v, si, ts, stage, step) in table {
+            let p = params(v);
+            // the timer expiry counts ts up by one first
+            let mut rp = rp_at(&p, 10e9, 20e9, si, ts - ts.min(1), 0.5);
+            let ts_before = rp.timer_scount();
+            if ts == 0 {
+                continue;
+            }
+            rp.timer_deadline = Some(T0 + 10 * US);
+            rp.on_timer(&p, T0 + 10 * US);
+            assert_eq!(rp.timer_scount(), ts_before + 1);
+            assert_eq!(rp.stage(&p), stage, "{v:?} si {si} ts {ts}");
+            assert!(
+                close(rp.target_rate(), 20e9 + step),
+                "{v:?} si {si} ts {ts}"
+            );
+            assert!(close(rp.current_rate(), (10e9 + 20e9 + step) / 2.0));
+        }
+        // ts == 0 rows: through the byte counter
+        let p = params(DcqcnVariant::Paper);
+        let mut rp = rp_at(&p, 10e9, 20e9, 5, 0, 0.5);
+        rp.tx_bcount = 100.0;
+        rp.on_frame_sent(&p, T0 + US, 1000, true);
+        assert_eq!(rp.si_count(), 6);
+        assert!(close(rp.target_rate(), 20e9 + 40e6));
+        assert!(close(rp.tx_bcount(), 10_000_000.0));
+    }
+
+    #[test]
+    fn mellanox_increase_is_timer_only_with_a_constant_hai() {
+        let p = params(DcqcnVariant::Mellanox);
+        // (timer_scount after the expiry, stage, TR step): F = 1
+        let table: &[(u32, RpStage, f64)] = &[
+            (1, RpStage::FastRecovery, 0.0),
+            (2, RpStage::ActiveIncrease, 50e6),
+            (3, RpStage::HyperActiveIncrease, 100e6),
+            (9, RpStage::HyperActiveIncrease, 100e6),
+        ];
+        for &(ts, stage, step) in table {
+            let mut rp = rp_at(&p, 10e9, 20e9, 0, ts - 1, 0.5);
+            rp.timer_deadline = Some(T0 + 10 * US);
+            rp.on_timer(&p, T0 + 10 * US);
+            assert_eq!(rp.stage(&p), stage, "ts {ts}");
+            assert!(close(rp.target_rate(), 20e9 + step), "ts {ts}");
+        }
+        // no byte counter: frames never complete a cycle
+        let mut rp = rp_at(&p, 10e9, 20e9, 0, 0, 0.5);
+        for _ in 0..100_000 {
+            rp.on_frame_sent(&p, T0, 1500, false);
+        }
+        assert_eq!(rp.si_count(), 0);
+        assert_eq!(rp.current_rate(), 10e9);
+    }
+
+    #[test]
+    fn stage_gate_timer_classification() {
+        // (frt, ts, stage, n); si is ignored
+        let table: &[(u32, u32, RpStage, u32)] = &[
+            (1, 0, RpStage::FastRecovery, 0),
+            (1, 1, RpStage::FastRecovery, 0),
+            (1, 2, RpStage::ActiveIncrease, 0),
+            (1, 3, RpStage::HyperActiveIncrease, 1),
+            (5, 5, RpStage::FastRecovery, 0),
+            (5, 6, RpStage::ActiveIncrease, 0),
+            (5, 9, RpStage::HyperActiveIncrease, 3),
+        ];
+        for &(frt, ts, stage, n) in table {
+            assert_eq!(
+                StageGate::Timer.classify(frt, 99, ts),
+                (stage, n),
+                "frt {frt} ts {ts}"
+            );
+        }
+    }
+
+    #[test]
+    fn decrease_stops_at_the_minimum_rate_and_rates_stay_below_line() {
+        let p = params(DcqcnVariant::Paper);
+        let mut rp = Rp::new(&p, Rng::from_seed(3));
+        let mut t = T0;
+        for _ in 0..200 {
+            rp.on_cnp(&p, t);
+            t += US;
+        }
+        assert_eq!(rp.current_rate(), p.min_rate_bps);
+        for _ in 0..10_000 {
+            t = rp.timer_deadline().unwrap();
+            rp.on_timer(&p, t);
+            assert!(rp.current_rate() <= LINE && rp.target_rate() <= LINE);
+        }
+        assert!(close(rp.current_rate(), LINE));
+        // no release: the RP stays allocated at the line rate
+        assert!(rp.is_active());
+    }
+
+    #[test]
+    fn qcn_rp_ignores_cnps() {
+        let p = RpParams::standard(LINE);
+        let mut rp = Rp::new(&p, Rng::from_seed(1));
+        assert_eq!(rp.on_cnp(&p, T0), RpOutput::NONE);
+        assert!(!rp.is_active());
+    }
+
+    #[test]
+    fn dcqcn_params_validation() {
+        let ok = params(DcqcnVariant::Paper);
+        assert!(ok.validate().is_ok());
+        let bad: &[fn(&mut DcqcnRp)] = &[
+            |d| d.g = 0.0,
+            |d| d.g = 1.5,
+            |d| d.alpha_start = -0.1,
+            |d| d.alpha_interval_ps = 0,
+            |d| d.first_cnp_rate = Some(2.0),
+        ];
+        for f in bad {
+            let mut p = ok.clone();
+            f(p.dcqcn.as_mut().unwrap());
+            assert!(p.validate().is_err(), "{:?}", p.dcqcn);
         }
     }
 }

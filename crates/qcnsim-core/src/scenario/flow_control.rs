@@ -140,6 +140,9 @@ pub fn port_max_frame(sc: &Scenario, p: PortIx) -> u32 {
         .unwrap_or(0);
     let cnm = if sc.cc == super::CcMode::Qcn && sc.is_switch_port(p) {
         sc.qcn.cnm_bytes
+    } else if sc.cc == super::CcMode::Dcqcn {
+        // CNPs leave receivers and cross switches
+        sc.dcqcn.cnp_bytes
     } else {
         0
     };

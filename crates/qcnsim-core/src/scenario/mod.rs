@@ -2,6 +2,7 @@
 //! the simulator is built from. See docs/scenario.md for the file format.
 
 pub mod budget;
+pub mod dcqcn;
 pub mod expand;
 pub mod flow_control;
 pub mod fluid;
@@ -160,6 +161,9 @@ pub enum CcMode {
     None,
     Qcn,
     Bcn,
+    /// DCQCN (docs/models/dcqcn.md): ECN marking, a notification point at each receiver and
+    /// QCN's reaction point with its DCQCN options.
+    Dcqcn,
 }
 
 #[derive(Debug, Clone)]
@@ -292,6 +296,7 @@ pub struct Scenario {
     pub feedback_reverse: bool,
     pub qcn: QcnSpec,
     pub bcn: BcnSpec,
+    pub dcqcn: dcqcn::DcqcnSpec,
     /// Link-level flow control (PAUSE / PFC).
     pub fc: FlowControlSpec,
     pub metrics: MetricsSpec,
@@ -754,6 +759,7 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
             rl_burst_bytes: None,
             cp_ports: Vec::new(),
         },
+        dcqcn: dcqcn::DcqcnSpec::off(),
         fc: FlowControlSpec::off(),
         metrics: MetricsSpec {
             throughput_bin: 0,
@@ -1001,9 +1007,13 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
 
     // [cc]
     let mut cc = r.sub("cc")?;
-    sc.cc = match cc.choice("mode", "none", &["none", "qcn", "bcn"])?.as_str() {
+    sc.cc = match cc
+        .choice("mode", "none", &["none", "qcn", "bcn", "dcqcn"])?
+        .as_str()
+    {
         "qcn" => CcMode::Qcn,
         "bcn" => CcMode::Bcn,
+        "dcqcn" => CcMode::Dcqcn,
         _ => CcMode::None,
     };
     sc.feedback_latency = cc.time_or("feedback_latency", 0)?;
@@ -1022,6 +1032,14 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
     if sc.cc == CcMode::Bcn || bcn_given {
         cc.put("bcn", Json::Object(bj));
     }
+    // likewise [cc.dcqcn]
+    let dcqcn_given = cc.has("dcqcn");
+    let mut dr = cc.sub("dcqcn")?;
+    sc.dcqcn = dcqcn::parse_dcqcn(&sc, &mut dr)?;
+    let dj = dr.finish()?;
+    if sc.cc == CcMode::Dcqcn || dcqcn_given {
+        cc.put("dcqcn", Json::Object(dj));
+    }
     resolved.insert("cc".into(), Json::Object(cc.finish()?));
     if sc.cc == CcMode::Qcn {
         check_qeq(&sc)?;
@@ -1029,6 +1047,9 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
     }
     if sc.cc == CcMode::Bcn {
         check_bcn(&sc)?;
+    }
+    if sc.cc == CcMode::Dcqcn {
+        check_dcqcn(&sc)?;
     }
 
     // [flow_control]
@@ -1310,7 +1331,7 @@ fn explicit_path(
     Ok(ports)
 }
 
-fn port_selection(
+pub(crate) fn port_selection(
     sc: &Scenario,
     t: &mut TableReader,
     key: &'static str,
@@ -1566,6 +1587,41 @@ fn check_bcn(sc: &Scenario) -> Res<()> {
 /// 800,000 s at 10 Gb/s), and small enough for every byte count to stay exact in an `i64` column
 /// and in `f64`.
 pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000_000;
+
+/// DCQCN: unicast flows only (the NP answers a flow's receiver), and RP parameters that make
+/// sense for every flow's line rate.
+fn check_dcqcn(sc: &Scenario) -> Res<()> {
+    if let Some(f) = sc.flows.iter().find(|f| f.group.is_some()) {
+        return Err(ScenarioError::new(
+            "cc.mode",
+            "\"dcqcn\"",
+            format!(
+                "\"qcn\", \"bcn\" or \"none\" with multicast flow {:?} (DCQCN's notification \
+                 point answers one receiver per flow)",
+                f.name
+            ),
+        ));
+    }
+    for f in &sc.flows {
+        let line = sc.links[f.path[0] / 2].rate_bps;
+        if sc.dcqcn.rp.min_rate_bps > line {
+            return Err(ScenarioError::new(
+                "cc.dcqcn.rp.min_rate",
+                format!("{:?}", units::fmt_rate(sc.dcqcn.rp.min_rate_bps)),
+                format!(
+                    "a rate up to the line rate {} of flow {:?}",
+                    units::fmt_rate(line),
+                    f.name
+                ),
+            ));
+        }
+        let mut p = sc.dcqcn.rp.clone();
+        p.line_rate_bps = line;
+        p.validate()
+            .map_err(|e| ScenarioError::new("cc.dcqcn.rp", "these parameters", e))?;
+    }
+    Ok(())
+}
 
 /// Qeq must lie below the buffer of every port that runs a CP.
 fn check_qeq(sc: &Scenario) -> Res<()> {

@@ -24,6 +24,8 @@ use crate::proto::qcn_rp::RpParams;
 pub(super) enum CpState {
     Qcn(Cp),
     Bcn(BcnCp),
+    /// DCQCN ECN marking (sim/dcqcn.rs).
+    Ecn(crate::proto::dcqcn::EcnCp),
 }
 
 /// A flow's reaction point: the mechanism's state machine with its (per-flow) parameters.
@@ -101,8 +103,10 @@ impl Reaction {
 
     /// The flow's NIC was paused (PAUSE/PFC): QCN freezes its timer (mechanisms.md §7); a BCN
     /// regulator only stops sending (its drift timer runs on).
+    /// DCQCN's timers run on (its public models tie them to no PFC state).
     pub(super) fn pause(&mut self, now: SimTime) -> RpOutput {
         match self {
+            Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.pause(now),
             Reaction::Bcn { .. } => RpOutput::NONE,
         }
@@ -111,6 +115,7 @@ impl Reaction {
     /// The flow's NIC resumed.
     pub(super) fn resume(&mut self, now: SimTime) -> RpOutput {
         match self {
+            Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.resume(now),
             Reaction::Bcn { .. } => RpOutput::NONE,
         }
@@ -126,6 +131,7 @@ impl<'a> Sim<'a> {
         match &self.cps[cpi] {
             CpState::Qcn(_) => self.qcn_cp_enqueue(pi, cpi, pkt, qlen, size),
             CpState::Bcn(_) => self.bcn_cp_enqueue(pi, cpi, pkt, qlen, size),
+            CpState::Ecn(_) => self.ecn_mark(pi, cpi, pkt),
         }
     }
 
@@ -180,7 +186,7 @@ impl<'a> Sim<'a> {
             fb: payload,
             cpid: cp_port as u32,
             at: sw as u32,
-            special: false,
+            flags: 0,
         });
         let latency = self.sc.feedback_latency;
         if latency == 0 {
@@ -221,19 +227,24 @@ impl<'a> Sim<'a> {
         let rec_kind = match pk.kind {
             KIND_CNM => {
                 self.flows[fi].cnm_rx += 1;
-                REC_CNM_RX
+                Some(REC_CNM_RX)
             }
             KIND_BCN | KIND_BCN0 => {
                 self.flows[fi].bcn_rx[bcn_index(pk.kind, pk.fb)] += 1;
                 if pk.kind == KIND_BCN0 {
-                    REC_BCN0_RX
+                    Some(REC_BCN0_RX)
                 } else {
-                    REC_BCN_RX
+                    Some(REC_BCN_RX)
                 }
             }
             KIND_CONMES => {
                 self.on_conmes(fi, pk.fb, pk.cpid);
                 return;
+            }
+            KIND_CNP => {
+                // counted, not recorded as events (flows.cnp_received)
+                self.dc.cnp_rx[fi] += 1;
+                None
             }
             _ => {
                 // the QCN transient-response messages (SONAR echo, push-back Fb99)
@@ -241,7 +252,7 @@ impl<'a> Sim<'a> {
                 return;
             }
         };
-        if self.rec.wants(rec_kind) {
+        if let Some(rec_kind) = rec_kind.filter(|&k| self.rec.wants(k)) {
             self.rec.event(EvRec {
                 t: now,
                 kind: rec_kind,
@@ -259,7 +270,8 @@ impl<'a> Sim<'a> {
             Reaction::Qcn { rp, p } if pk.kind == KIND_CNM => {
                 rp.on_cnm_from(p, now, pk.fb as u8, pk.cpid)
             }
-            Reaction::Bcn { rp, p } if pk.kind != KIND_CNM => {
+            Reaction::Qcn { rp, p } if pk.kind == KIND_CNP => rp.on_cnp(p, now),
+            Reaction::Bcn { rp, p } if pk.kind != KIND_CNM && pk.kind != KIND_CNP => {
                 Self::bcn_react(self.sc, rp, p, now, &pk)
             }
             _ => RpOutput::NONE,

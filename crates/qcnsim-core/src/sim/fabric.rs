@@ -24,7 +24,7 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let size = self.pkts[pkt as usize].size;
         let flow = self.pkts[pkt as usize].flow;
-        if self.pkts[pkt as usize].special {
+        if self.pkts[pkt as usize].flags & FLAG_SPECIAL != 0 {
             self.sonar_special_arrives(pi, flow);
         }
         let port = &mut self.ports[pi];
@@ -130,16 +130,22 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let port = &mut self.ports[pi];
         let mut ba_dirty = false;
+        let mut ecn = NONE;
         let pkt = if let Some(c) = port.ctrl.pop_front() {
             c
         } else if let Some(d) = port.q.pop_front() {
             port.track_q(now);
             port.q_bytes -= self.pkts[d as usize].size as u64;
             ba_dirty = port.ba != NONE;
+            ecn = port.ecn;
             d
         } else {
             return;
         };
+        if ecn != NONE {
+            // DCQCN marking at dequeue, against the queue the frame leaves behind
+            self.ecn_mark(pi, ecn as usize, pkt);
+        }
         self.send_plain(pi, pkt);
         if ba_dirty {
             self.ba_qlen(pi);
@@ -311,6 +317,10 @@ impl<'a> Sim<'a> {
                     f.finish = Some(t);
                 }
             }
+        }
+        // DCQCN: a CE-marked frame that arrives within the run reaches its notification point
+        if pk.flags & FLAG_CE != 0 && t <= self.end {
+            self.np_marked(pk.flow, t);
         }
         // release(pkt) of a data frame
         self.live_data -= 1;

@@ -17,6 +17,7 @@ use crate::engine::rng::kinds;
 use crate::engine::{EventQueue, LazyTimer, Popped, Rng, StreamId};
 use crate::net::TokenBucket;
 use crate::proto::bcn::{BcnCp, BcnRp};
+use crate::proto::dcqcn::{EcnCp, MarkAt};
 use crate::proto::multicast::{McFeedback, NO_CPID};
 use crate::proto::qcn_cp::Cp;
 use crate::proto::qcn_rp::{Rp, RpOutput, TimerCmd};
@@ -29,6 +30,7 @@ use std::time::Instant;
 
 mod bcn;
 mod cm;
+mod dcqcn;
 mod fabric;
 mod fct;
 mod multicast;
@@ -111,6 +113,10 @@ enum Ev {
         slot: u32,
         gen: u32,
     },
+    /// DCQCN: the receiver of `flow` sends a CNP (sim/dcqcn.rs).
+    Cnp {
+        flow: u32,
+    },
 }
 
 const KIND_DATA: u8 = 0;
@@ -123,6 +129,8 @@ const KIND_BCN0: u8 = 3;
 /// NIC-side QCN feedback: a congestion message carrying the CP's Qlen (payload: bytes,
 /// saturating; sim/nicfb.rs).
 const KIND_CONMES: u8 = 4;
+/// DCQCN congestion notification packet, from a flow's receiver (payload 0; sim/dcqcn.rs).
+const KIND_CNP: u8 = 5;
 
 /// Frames are 32 bytes, aligned: two to a cache line in the arena, never across two lines.
 const _: () = assert!(std::mem::size_of::<Pkt>() == 32);
@@ -145,9 +153,15 @@ struct Pkt {
     /// Control frames: the node currently holding the frame (their destination is always the
     /// source host of `flow`).
     at: u32,
-    /// Data: a SONAR special frame.
-    special: bool,
+    /// Data: [`FLAG_SPECIAL`] (a SONAR special frame), [`FLAG_CE`] (ECN congestion
+    /// experienced, set by a DCQCN congestion point).
+    flags: u8,
 }
+
+/// `Pkt::flags`: a SONAR special frame.
+const FLAG_SPECIAL: u8 = 1;
+/// `Pkt::flags`: ECN CE (marked by a DCQCN congestion point).
+const FLAG_CE: u8 = 2;
 
 struct Port {
     node: u32,
@@ -182,6 +196,9 @@ struct Port {
     busy_until: SimTime,
     txdone_pending: bool,
     cp: u32,
+    /// DCQCN marking at dequeue: index of the port's marker in `cps` (NONE otherwise; marking
+    /// at enqueue goes through `cp`).
+    ecn: u32,
     /// Index of the port's BA sensor, or NONE.
     ba: u32,
     tput_slot: u32,
@@ -424,6 +441,8 @@ pub struct Sim<'a> {
     mc_win: [multicast::McSnap; 2],
     tr: transient::Transient,
     fc: pause::Fc,
+    /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
+    dc: dcqcn::DcqcnState,
     /// Per-packet spraying: the stream of port draws and a scratch list of candidates.
     spray_rng: Rng,
     spray_cand: Vec<u32>,
@@ -433,6 +452,7 @@ impl<'a> Sim<'a> {
     pub fn new(sc: &'a Scenario, seed: u64) -> Sim<'a> {
         let qcn = sc.cc == CcMode::Qcn;
         let bcn = sc.cc == CcMode::Bcn;
+        let dcqcn = sc.cc == CcMode::Dcqcn;
         let fc = pause::Fc::build(sc);
         let pfc_classes = if sc.fc.mode == FcMode::Pfc { fc.nc } else { 0 };
         let mut cps = Vec::new();
@@ -490,8 +510,20 @@ impl<'a> Sim<'a> {
                     Rng::stream(seed, StreamId::new(kinds::BCN_CP, p as u32, 0)),
                 )));
                 (cps.len() - 1) as u32
+            } else if dcqcn && sc.dcqcn.cp_ports[p] {
+                cps.push(CpState::Ecn(EcnCp::new(Rng::stream(
+                    seed,
+                    StreamId::new(kinds::ECN, p as u32, 0),
+                ))));
+                (cps.len() - 1) as u32
             } else {
                 NONE
+            };
+            // a DCQCN marker runs at enqueue through the CP hook, at dequeue through `ecn`
+            let (cp, ecn) = if dcqcn && cp != NONE && sc.dcqcn.ecn.mark_at == MarkAt::Dequeue {
+                (NONE, cp)
+            } else {
+                (cp, NONE)
             };
             let tput_slot = if sc.metrics.throughput_ports[p] {
                 rec.tput_ports.push(p as u32);
@@ -530,6 +562,7 @@ impl<'a> Sim<'a> {
                 busy_until: 0,
                 txdone_pending: false,
                 cp,
+                ecn,
                 ba: NONE,
                 tput_slot,
                 tx_frames: 0,
@@ -566,6 +599,13 @@ impl<'a> Sim<'a> {
                     ),
                     p: rpp,
                 })
+            } else if dcqcn {
+                let mut p = sc.dcqcn.rp.clone();
+                p.line_rate_bps = nic_rate;
+                Some(Reaction::Qcn {
+                    rp: Rp::new(&p, Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0))),
+                    p,
+                })
             } else if bcn {
                 let mut p = sc.bcn.rp.clone();
                 p.line_rate_bps = nic_rate;
@@ -581,6 +621,8 @@ impl<'a> Sim<'a> {
             };
             let (rl_cap, rl_burst) = if bcn {
                 (sc.bcn.rl_queue_bytes, sc.bcn.rl_burst_bytes)
+            } else if dcqcn {
+                (sc.dcqcn.rl_queue_bytes, sc.dcqcn.rl_burst_bytes)
             } else {
                 (sc.qcn.rl_queue_bytes, sc.qcn.rl_burst_bytes)
             };
@@ -674,6 +716,7 @@ impl<'a> Sim<'a> {
             mc_win: Default::default(),
             tr: transient::Transient::new(sc),
             fc,
+            dc: dcqcn::DcqcnState::new(sc),
             spray_rng: Rng::stream(seed, StreamId::new(kinds::SPRAY, 0, 0)),
             spray_cand: Vec::with_capacity(64),
         };
@@ -840,6 +883,7 @@ impl<'a> Sim<'a> {
             }
             Ev::BaTimer { ba, gen } => self.on_ba_timer(ba, gen),
             Ev::PingTimer { flow, gen } => self.on_ping_timer(flow, gen),
+            Ev::Cnp { flow } => self.send_cnp(flow),
         }
     }
 

@@ -326,6 +326,18 @@ impl<'a> Sim<'a> {
                         ColumnData::I64(nicfb::NicFbState::column(&self.nicfb.conmes_rx, fl.len())),
                     )
                     .col(
+                        "ecn_marked",
+                        ColumnData::I64(self.dc.marked.iter().map(|&v| v as i64).collect()),
+                    )
+                    .col(
+                        "cnp_sent",
+                        ColumnData::I64(self.dc.cnp_sent.iter().map(|&v| v as i64).collect()),
+                    )
+                    .col(
+                        "cnp_received",
+                        ColumnData::I64(self.dc.cnp_rx.iter().map(|&v| v as i64).collect()),
+                    )
+                    .col(
                         "fct_ps",
                         ColumnData::I64(
                             fl.iter()

@@ -424,6 +424,11 @@ impl<'a> Sim<'a> {
         };
         let from_switch = port.from_switch;
         let ba = port.ba != NONE;
+        let ecn = port.ecn;
+        if ecn != NONE {
+            // DCQCN marking at dequeue, against the queue the frame leaves behind
+            self.ecn_mark(pi, ecn as usize, pkt);
+        }
         // transmit first: the meter update may queue a flow-control frame on this very port,
         // which must then wait for this frame
         self.transmit(pi, pkt);

@@ -21,7 +21,7 @@ impl<'a> Sim<'a> {
             fb: 0,
             cpid: NO_CPID,
             at: 0,
-            special: false,
+            flags: 0,
         })
     }
 

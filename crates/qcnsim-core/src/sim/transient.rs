@@ -287,7 +287,7 @@ impl<'a> Sim<'a> {
         if special {
             f.tx.special_sent += 1;
             f.tx.special_saw_ba0 = false;
-            self.pkts[pkt as usize].special = true;
+            self.pkts[pkt as usize].flags |= FLAG_SPECIAL;
             let src = f.src;
             self.record(REC_SPECIAL_SENT, src, fi as u32, 0);
         }

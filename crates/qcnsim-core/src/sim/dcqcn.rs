@@ -1,0 +1,102 @@
+//! DCQCN glue (docs/models/dcqcn.md): the congestion point marks data frames (CE) at dequeue
+//! (`Port::ecn`, called from the ports' dequeue) or at enqueue (the CP hook, `CpState::Ecn`);
+//! the notification point of each flow's receiver turns marked arrivals into CNPs
+//! (`KIND_CNP`), which leave the receiver's NIC through its strict-priority control queue and
+//! are routed back to the source like every feedback message; the source's QCN reaction point
+//! reacts with its DCQCN options (`Rp::on_cnp`, sim/cm.rs). The rules are in proto/dcqcn.rs and
+//! proto/qcn_rp.rs.
+
+use super::cm::CpState;
+use super::*;
+use crate::proto::dcqcn::Np;
+
+/// The notification points (one per flow, at its receiver) and DCQCN's counters.
+pub(super) struct DcqcnState {
+    pub(super) np: Vec<Np>,
+    pub(super) cnp_interval: SimTime,
+    /// Per flow: data frames marked CE, CNPs sent by its receiver, CNPs received by its source.
+    pub(super) marked: Vec<u64>,
+    pub(super) cnp_sent: Vec<u64>,
+    pub(super) cnp_rx: Vec<u64>,
+}
+
+impl DcqcnState {
+    pub(super) fn new(sc: &Scenario) -> DcqcnState {
+        // the counters exist for every run (flows table columns), the NPs only with DCQCN
+        let n = sc.flows.len();
+        let on = sc.cc == CcMode::Dcqcn;
+        DcqcnState {
+            np: if on {
+                vec![Np::default(); n]
+            } else {
+                Vec::new()
+            },
+            cnp_interval: sc.dcqcn.cnp_interval_ps,
+            marked: vec![0; n],
+            cnp_sent: vec![0; n],
+            cnp_rx: vec![0; n],
+        }
+    }
+}
+
+impl<'a> Sim<'a> {
+    /// The DCQCN marker `cpi` of port `pi` sees data frame `pkt`: against the frame's egress
+    /// queue as it is now (at dequeue: without the frame; at enqueue: with it). With PFC the
+    /// queue is the frame's priority queue.
+    #[inline(never)]
+    pub(super) fn ecn_mark(&mut self, pi: usize, cpi: usize, pkt: u32) {
+        let flow = self.pkts[pkt as usize].flow as usize;
+        let port = &self.ports[pi];
+        let q = if port.pq.is_empty() {
+            port.q_bytes
+        } else {
+            port.pq_bytes[self.flows[flow].class as usize]
+        };
+        let CpState::Ecn(cp) = &mut self.cps[cpi] else {
+            return;
+        };
+        if cp.mark(&self.sc.dcqcn.ecn, q) {
+            let pk = &mut self.pkts[pkt as usize];
+            if pk.flags & FLAG_CE == 0 {
+                pk.flags |= FLAG_CE;
+                self.dc.marked[flow] += 1;
+            }
+        }
+    }
+
+    /// A CE-marked data frame of `flow` reaches its receiver at `t` (resolved when its last
+    /// transmission starts: `t` >= now, and one flow's arrivals are in order): the NP decides
+    /// whether and when a CNP leaves.
+    #[inline(never)]
+    pub(super) fn np_marked(&mut self, flow: u32, t: SimTime) {
+        let Some(np) = self.dc.np.get_mut(flow as usize) else {
+            return;
+        };
+        if let Some(at) = np.on_marked(self.dc.cnp_interval, t) {
+            self.q.push(at, Ev::Cnp { flow });
+        }
+    }
+
+    /// The receiver of `flow` sends a CNP towards the flow's source through its NIC's control
+    /// queue.
+    pub(super) fn send_cnp(&mut self, flow: u32) {
+        let now = self.now;
+        let dst = self.flows[flow as usize].dst as usize;
+        let Some(out) = self.feedback_next(dst, flow) else {
+            return;
+        };
+        self.dc.cnp_sent[flow as usize] += 1;
+        let pkt = self.alloc(Pkt {
+            born: now,
+            size: self.sc.dcqcn.cnp_bytes,
+            flow,
+            hop: 0,
+            kind: KIND_CNP,
+            fb: 0,
+            cpid: NONE,
+            at: dst as u32,
+            flags: 0,
+        });
+        self.enqueue_ctrl(out, pkt);
+    }
+}
