@@ -118,15 +118,10 @@ def solve_fluid(ctx, vname: str, sc) -> Results:
     return Results.read(out)
 
 
-def post(ctx):
-    out: Path = ctx.out_dir
-    figs: List[Path] = []
-    if not ctx.runs:
-        return figs, None
-    scen = dict(ctx.planned)
-    pairs = [(name, res, solve_fluid(ctx, name, scen[name])) for name, res in ctx.runs]
+def draw_queue(pairs, path: Path, set_point=None) -> Path:
+    """The bottleneck queue of both models vs time, one panel per (name, packet, fluid) pair;
+    ``set_point(res)`` (bytes), when given, is drawn as a dotted line."""
     n = len(pairs)
-
     fig, axes = plt.subplots(n, 1, figsize=(10, 2.3 * n), sharex=True, squeeze=False)
     for ax, (name, pkt, fl) in zip(axes[:, 0], pairs):
         qp, qf = queue(pkt), queue(fl)
@@ -134,13 +129,19 @@ def post(ctx):
                 label="packet-level")
         ax.plot(qf["t_s"] * 1e3, qf["qlen_bytes"] / 1e3, lw=1.0, color="tab:red",
                 label="fluid model")
-        ax.axhline(_q_eq_bytes(pkt) / 1e3, color="grey", ls=":", lw=1, label="Qeq")
+        if set_point is not None:
+            ax.axhline(set_point(pkt) / 1e3, color="grey", ls=":", lw=1, label="Qeq")
         ax.set_ylabel("queue (KB)")
         ax.set_title(name, fontsize=9)
         ax.legend(fontsize=7, loc="upper right")
     axes[-1, 0].set_xlabel("time (ms)")
-    figs.append(_save(fig, out / "xcheck_queue.png"))
+    return _save(fig, path)
 
+
+def draw_rates(pairs, path: Path, rate: str = "CR") -> Path:
+    """The packet sources' mean rate (and one source's) beside the fluid model's R_C, one panel
+    per (name, packet, fluid) pair; ``rate`` names the packet RP's rate in the legend."""
+    n = len(pairs)
     fig, axes = plt.subplots(n, 1, figsize=(10, 2.3 * n), sharex=True, squeeze=False)
     for ax, (name, pkt, fl) in zip(axes[:, 0], pairs):
         r = pkt.tables["rp_rates"]
@@ -148,17 +149,26 @@ def post(ctx):
         if first is not None:
             one = r.filter(pl.col("flow") == first)
             ax.plot(one["t_ps"] / PS * 1e3, one["cr_bps"] / 1e9, lw=0.4, color="tab:cyan",
-                    label=f"packet: CR of {first}")
+                    label=f"packet: {rate} of {first}")
         mp, mf = mean_rate(pkt), mean_rate(fl)
         ax.plot(mp["t_s"] * 1e3, mp["cr_bps"] / 1e9, lw=0.8, color="tab:blue",
-                label="packet: mean CR")
+                label=f"packet: mean {rate}")
         ax.plot(mf["t_s"] * 1e3, mf["cr_bps"] / 1e9, lw=1.0, color="tab:red",
                 label="fluid: R_C")
         ax.set_ylabel("rate (Gb/s)")
         ax.set_title(name, fontsize=9)
         ax.legend(fontsize=7, loc="upper right")
     axes[-1, 0].set_xlabel("time (ms)")
-    figs.append(_save(fig, out / "xcheck_rates.png"))
+    return _save(fig, path)
 
+
+def post(ctx):
+    out: Path = ctx.out_dir
+    if not ctx.runs:
+        return [], None
+    scen = dict(ctx.planned)
+    pairs = [(name, res, solve_fluid(ctx, name, scen[name])) for name, res in ctx.runs]
+    figs = [draw_queue(pairs, out / "xcheck_queue.png", set_point=_q_eq_bytes),
+            draw_rates(pairs, out / "xcheck_rates.png")]
     extra = pl.concat([compare(name, pkt, fl) for name, pkt, fl in pairs])
     return figs, extra

@@ -501,17 +501,25 @@ pub struct Rp {
     rep_cpid: u32,
     /// When the last CNM with non-zero feedback arrived (representative feedback).
     last_cnm: SimTime,
-    /// DCQCN: alpha, brought up to date lazily (its K timer needs no event: alpha is read
-    /// only at decreases).
+    /// DCQCN's own state (None for a QCN RP; boxed so that a QCN RP, carried by every flow,
+    /// stays as small as before).
+    dc: Option<Box<DcqcnState>>,
+}
+
+/// The reaction point's DCQCN state.
+#[derive(Debug, Clone, Default)]
+struct DcqcnState {
+    /// alpha, brought up to date lazily (its K timer needs no event: alpha is read only at
+    /// decreases).
     alpha: f64,
-    /// DCQCN, alpha timer: when it last (re)started (cut_then_update, update_then_cut), or the
-    /// next point of the K grid (periodic).
+    /// Alpha timer: when it last (re)started (cut_then_update, update_then_cut), or the next
+    /// point of the K grid (periodic).
     alpha_t: SimTime,
-    /// DCQCN, periodic alpha: a CNP arrived in the current K slot.
+    /// Periodic alpha: a CNP arrived in the current K slot.
     alpha_flag: bool,
-    /// DCQCN with a decrease interval: when the pending decrease happens (None: none pending).
+    /// With a decrease interval: when the pending decrease happens (None: none pending).
     dec_deadline: Option<SimTime>,
-    /// DCQCN with a decrease interval: the origin of the decrease grid (the first CNP).
+    /// With a decrease interval: the origin of the decrease grid (the first CNP).
     dec_grid0: SimTime,
 }
 
@@ -535,11 +543,12 @@ impl Rp {
             fb_hat: 0,
             rep_cpid: NO_CPID,
             last_cnm: 0,
-            alpha: p.dcqcn.as_ref().map_or(0.0, |d| d.alpha_start),
-            alpha_t: 0,
-            alpha_flag: false,
-            dec_deadline: None,
-            dec_grid0: 0,
+            dc: p.dcqcn.as_ref().map(|d| {
+                Box::new(DcqcnState {
+                    alpha: d.alpha_start,
+                    ..DcqcnState::default()
+                })
+            }),
         };
         if p.start_active {
             rp.activate(p);
@@ -749,46 +758,50 @@ impl Rp {
     /// else: if no decrease pending, one is due at the next grid point after now
     /// ```
     pub fn on_cnp(&mut self, p: &RpParams, now: SimTime) -> RpOutput {
-        let Some(d) = &p.dcqcn else {
+        let (Some(d), Some(mut st)) = (&p.dcqcn, self.dc.take()) else {
             return RpOutput::NONE;
         };
         let cr_before = self.cr;
         let first = !self.active;
         if first {
             self.activate(p);
-            self.alpha = d.alpha_start;
-            self.alpha_t = if d.alpha_update == AlphaUpdate::Periodic {
-                now.saturating_add(d.alpha_interval_ps)
-            } else {
-                now
+            *st = DcqcnState {
+                alpha: d.alpha_start,
+                alpha_t: if d.alpha_update == AlphaUpdate::Periodic {
+                    now.saturating_add(d.alpha_interval_ps)
+                } else {
+                    now
+                },
+                alpha_flag: false,
+                dec_deadline: None,
+                dec_grid0: now,
             };
-            self.alpha_flag = false;
-            self.dec_grid0 = now;
-            self.dec_deadline = None;
             self.timer_deadline = None;
             if let Some(f) = d.first_cnp_rate {
                 self.cr = (self.cr * f).max(p.min_rate_bps);
                 self.tr = self.cr;
             }
         } else {
-            self.catch_up_alpha(d, now);
+            st.catch_up_alpha(d, now);
             if d.alpha_update == AlphaUpdate::Periodic {
-                self.alpha_flag = true;
+                st.alpha_flag = true;
             }
         }
         if d.decrease_interval_ps == 0 {
             if !(first && d.first_cnp_rate.is_some()) {
-                self.dcqcn_decrease(p, d, now);
+                self.dcqcn_decrease(p, d, &mut st, now);
             }
-        } else if self.dec_deadline.is_none() {
-            let k = (now - self.dec_grid0) / d.decrease_interval_ps + 1;
-            self.dec_deadline = Some(
-                self.dec_grid0
+        } else if st.dec_deadline.is_none() {
+            let k = (now - st.dec_grid0) / d.decrease_interval_ps + 1;
+            st.dec_deadline = Some(
+                st.dec_grid0
                     .saturating_add(k.saturating_mul(d.decrease_interval_ps)),
             );
         }
+        let timer = timer_cmd(self.timer_deadline, st.dec_deadline);
+        self.dc = Some(st);
         RpOutput {
-            timer: self.dcqcn_timer_cmd(),
+            timer,
             rate_changed: self.cr != cr_before,
         }
     }
@@ -803,10 +816,10 @@ impl Rp {
     /// cut_then_update: alpha = (1-g)alpha + g
     /// alpha timer restarts (not periodic); si_count = timer_scount = 0; timer at now + T
     /// ```
-    fn dcqcn_decrease(&mut self, p: &RpParams, d: &DcqcnRp, now: SimTime) {
-        self.catch_up_alpha(d, now);
+    fn dcqcn_decrease(&mut self, p: &RpParams, d: &DcqcnRp, st: &mut DcqcnState, now: SimTime) {
+        st.catch_up_alpha(d, now);
         if d.alpha_update == AlphaUpdate::UpdateThenCut {
-            self.alpha = (1.0 - d.g) * self.alpha + d.g;
+            st.alpha = (1.0 - d.g) * st.alpha + d.g;
         }
         let clamp = match d.clamp {
             TargetClamp::Always => true,
@@ -818,63 +831,30 @@ impl Rp {
             self.tr = self.cr;
             self.tx_bcount = self.byte_counter_reload(p, p.byte_counter_bytes);
         }
-        self.cr = (self.cr * (1.0 - self.alpha / 2.0)).max(p.min_rate_bps);
+        self.cr = (self.cr * (1.0 - st.alpha / 2.0)).max(p.min_rate_bps);
         if d.alpha_update == AlphaUpdate::CutThenUpdate {
-            self.alpha = (1.0 - d.g) * self.alpha + d.g;
+            st.alpha = (1.0 - d.g) * st.alpha + d.g;
         }
         if d.alpha_update != AlphaUpdate::Periodic {
-            self.alpha_t = now;
+            st.alpha_t = now;
         }
         self.si_count = 0;
         self.timer_scount = 0;
         self.arm_timer(p, now, p.timer_ps);
     }
 
-    /// Apply the alpha timer's expiries up to `now` (inclusive): (1-g) per K since the last
-    /// restart; periodic: the first grid point adds g if a CNP arrived in its slot.
-    fn catch_up_alpha(&mut self, d: &DcqcnRp, now: SimTime) {
-        let keep = 1.0 - d.g;
-        let k = d.alpha_interval_ps;
-        let pow = |n: u64| keep.powi(n.min(i32::MAX as u64) as i32);
-        if d.alpha_update == AlphaUpdate::Periodic {
-            if now < self.alpha_t {
-                return;
-            }
-            let n = (now - self.alpha_t) / k + 1;
-            self.alpha = keep * self.alpha + if self.alpha_flag { d.g } else { 0.0 };
-            self.alpha_flag = false;
-            if n > 1 {
-                self.alpha *= pow(n - 1);
-            }
-            self.alpha_t = self.alpha_t.saturating_add(n.saturating_mul(k));
-        } else {
-            let n = now.saturating_sub(self.alpha_t) / k;
-            if n > 0 {
-                self.alpha *= pow(n);
-                self.alpha_t += n * k;
-            }
-        }
-    }
-
-    /// DCQCN: the one caller timer carries both the increase timer and the pending decrease.
-    fn dcqcn_timer_cmd(&self) -> TimerCmd {
-        match (self.timer_deadline, self.dec_deadline) {
-            (None, None) => TimerCmd::Cancel,
-            (a, b) => TimerCmd::Arm(a.unwrap_or(SimTime::MAX).min(b.unwrap_or(SimTime::MAX))),
-        }
-    }
-
     /// DCQCN: the caller's timer fired: the pending decrease if due (it restarts the increase
     /// timer), else the increase timer if due (QCN's timer cycle: timer_scount += 1, increase,
     /// re-arm with T, or T after FRT once timer_scount >= FRT).
     fn dcqcn_timer(&mut self, p: &RpParams, d: &DcqcnRp, now: SimTime) -> RpOutput {
-        if !self.active {
+        let Some(mut st) = self.dc.take() else {
             return RpOutput::NONE;
-        }
+        };
         let cr_before = self.cr;
-        if self.dec_deadline.is_some_and(|t| t <= now) {
-            self.dec_deadline = None;
-            self.dcqcn_decrease(p, d, now);
+        if !self.active {
+        } else if st.dec_deadline.is_some_and(|t| t <= now) {
+            st.dec_deadline = None;
+            self.dcqcn_decrease(p, d, &mut st, now);
         } else if self.timer_deadline.is_some_and(|t| t <= now) {
             self.timer_scount = self.timer_scount.saturating_add(1);
             self.self_increase(p);
@@ -885,20 +865,27 @@ impl Rp {
             };
             self.arm_timer(p, now, period);
         }
+        let timer = if self.active {
+            timer_cmd(self.timer_deadline, st.dec_deadline)
+        } else {
+            TimerCmd::Keep
+        };
+        self.dc = Some(st);
         RpOutput {
-            timer: self.dcqcn_timer_cmd(),
+            timer,
             rate_changed: self.cr != cr_before,
         }
     }
 
-    /// DCQCN's alpha as of its last update (it decays lazily: see [`Rp::on_cnp`]).
+    /// DCQCN's alpha as of its last update (it decays lazily: see [`Rp::on_cnp`]); 0 for a QCN
+    /// RP.
     pub fn alpha(&self) -> f64 {
-        self.alpha
+        self.dc.as_ref().map_or(0.0, |st| st.alpha)
     }
 
     /// DCQCN with a decrease interval: when the pending decrease happens.
     pub fn decrease_due(&self) -> Option<SimTime> {
-        self.dec_deadline
+        self.dc.as_ref().and_then(|st| st.dec_deadline)
     }
 
     /// A push-back message (Fb99: the CP saw Fb >= 0 while its bandwidth was not available)
@@ -1095,8 +1082,10 @@ impl Rp {
         self.tx_bcount = 0.0;
         self.timer_deadline = None;
         self.frozen_left = None;
-        self.dec_deadline = None;
-        self.alpha_flag = false;
+        if let Some(dc) = self.dc.as_mut() {
+            dc.dec_deadline = None;
+            dc.alpha_flag = false;
+        }
     }
 
     fn jittered(&mut self, x: f64, jitter: f64) -> f64 {
@@ -1145,6 +1134,42 @@ impl Rp {
             self.tr = self.tr.min(p.line_rate_bps);
         }
         self.cr = ((self.cr + self.tr) / 2.0).min(p.line_rate_bps);
+    }
+}
+
+/// DCQCN: the one caller timer carries both the increase timer and the pending decrease.
+fn timer_cmd(inc: Option<SimTime>, dec: Option<SimTime>) -> TimerCmd {
+    match (inc, dec) {
+        (None, None) => TimerCmd::Cancel,
+        (a, b) => TimerCmd::Arm(a.unwrap_or(SimTime::MAX).min(b.unwrap_or(SimTime::MAX))),
+    }
+}
+
+impl DcqcnState {
+    /// Apply the alpha timer's expiries up to `now` (inclusive): (1-g) per K since the last
+    /// restart; periodic: the first grid point adds g if a CNP arrived in its slot.
+    fn catch_up_alpha(&mut self, d: &DcqcnRp, now: SimTime) {
+        let keep = 1.0 - d.g;
+        let k = d.alpha_interval_ps;
+        let pow = |n: u64| keep.powi(n.min(i32::MAX as u64) as i32);
+        if d.alpha_update == AlphaUpdate::Periodic {
+            if now < self.alpha_t {
+                return;
+            }
+            let n = (now - self.alpha_t) / k + 1;
+            self.alpha = keep * self.alpha + if self.alpha_flag { d.g } else { 0.0 };
+            self.alpha_flag = false;
+            if n > 1 {
+                self.alpha *= pow(n - 1);
+            }
+            self.alpha_t = self.alpha_t.saturating_add(n.saturating_mul(k));
+        } else {
+            let n = now.saturating_sub(self.alpha_t) / k;
+            if n > 0 {
+                self.alpha *= pow(n);
+                self.alpha_t += n * k;
+            }
+        }
     }
 }
 
@@ -2727,12 +2752,12 @@ mod dcqcn_tests {
     fn rp_at(p: &RpParams, cr: f64, tr: f64, si: u32, ts: u32, alpha: f64) -> Rp {
         let mut rp = Rp::new(p, Rng::from_seed(1));
         rp.on_cnp(p, T0);
-        rp.dec_deadline = None;
+        rp.dc.as_mut().unwrap().dec_deadline = None;
         rp.cr = cr;
         rp.tr = tr;
         rp.si_count = si;
         rp.timer_scount = ts;
-        rp.alpha = alpha;
+        rp.dc.as_mut().unwrap().alpha = alpha;
         rp
     }
 

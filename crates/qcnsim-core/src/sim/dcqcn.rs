@@ -79,6 +79,7 @@ impl<'a> Sim<'a> {
 
     /// The receiver of `flow` sends a CNP towards the flow's source through its NIC's control
     /// queue.
+    #[inline(never)]
     pub(super) fn send_cnp(&mut self, flow: u32) {
         let now = self.now;
         let dst = self.flows[flow as usize].dst as usize;

@@ -130,22 +130,30 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let port = &mut self.ports[pi];
         let mut ba_dirty = false;
-        let mut ecn = NONE;
         let pkt = if let Some(c) = port.ctrl.pop_front() {
             c
         } else if let Some(d) = port.q.pop_front() {
             port.track_q(now);
             port.q_bytes -= self.pkts[d as usize].size as u64;
             ba_dirty = port.ba != NONE;
-            ecn = port.ecn;
+            if port.ecn != NONE {
+                return self.send_marked(pi, d, ba_dirty);
+            }
             d
         } else {
             return;
         };
-        if ecn != NONE {
-            // DCQCN marking at dequeue, against the queue the frame leaves behind
-            self.ecn_mark(pi, ecn as usize, pkt);
+        self.send_plain(pi, pkt);
+        if ba_dirty {
+            self.ba_qlen(pi);
         }
+    }
+
+    /// `start_next` at a port that marks at dequeue (DCQCN, out of line): mark data frame `pkt`
+    /// against the queue it leaves behind, then send it.
+    #[inline(never)]
+    fn send_marked(&mut self, pi: usize, pkt: u32, ba_dirty: bool) {
+        self.ecn_mark(pi, self.ports[pi].ecn as usize, pkt);
         self.send_plain(pi, pkt);
         if ba_dirty {
             self.ba_qlen(pi);
