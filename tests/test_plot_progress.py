@@ -41,9 +41,8 @@ def test_plot_returns_figure_without_saving(tmp_path, fake_results):
 
     before = len(plt.get_fignums())
     fig = plot.queue({"a": fake_results, "b": fake_results})
-    assert fig is not None and len(fig.axes) == 1
-    labels = [line.get_label() for line in fig.axes[0].get_lines()]
-    assert any(lab.startswith("a") for lab in labels) and any(lab.startswith("b") for lab in labels)
+    assert fig is not None and [ax.get_title() for ax in fig.axes] == ["a", "b"]  # one panel per run
+    assert all(ax.get_lines() for ax in fig.axes)
     assert len(plt.get_fignums()) == before
     assert list(tmp_path.iterdir()) == []
     assert plot.save(fig, tmp_path / "sub" / "q.png") == tmp_path / "sub" / "q.png"
@@ -147,3 +146,36 @@ def test_parse_time_ps():
     assert parse_time_ps(123) == 123
     with pytest.raises(ValueError):
         parse_time_ps("fast")
+
+
+def test_panel_draws_few_series_and_summarises_the_rest():
+    """At most MAX_LINES series per panel; beyond that SHOWN of them plus the mean and the
+    min-max band of all, computed at each sample time."""
+    import matplotlib.pyplot as plt
+    import polars as pl
+
+    n, t = 30, [0, 10, 20]
+    df = pl.DataFrame({"t_ps": [x for _ in range(n) for x in t],
+                       "flow": [f"f{k}" for k in range(n) for _ in t],
+                       "cr_bps": [float(k * 10 + j) for k in range(n) for j in range(len(t))]})
+    keys = [f"f{k}" for k in range(n)]
+    colors = {k: "C0" for k in keys}
+    fig, ax = plt.subplots()
+    drawn = plot._panel(ax, df, "flow", "cr_bps", keys, colors, 1.0, 1.0, step=False)
+    lines = ax.get_lines()
+    assert drawn == len(lines) == plot.SHOWN + 1
+    mean = lines[-1]
+    assert mean.get_label() == f"all {n}: mean"
+    assert list(mean.get_ydata()) == [sum(k * 10 + j for k in range(n)) / n for j in range(3)]
+    assert len(ax.collections) == 1  # the min-max band
+    plt.close(fig)
+    few = df.filter(pl.col("flow").is_in(keys[:plot.MAX_LINES]))
+    fig, ax = plt.subplots()
+    assert plot._panel(ax, few, "flow", "cr_bps", keys, colors, 1.0, 1.0, step=True) == plot.MAX_LINES
+    assert not ax.collections
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("n,grid", [(1, (1, 1)), (2, (2, 1)), (3, (1, 3)), (4, (2, 3)), (18, (6, 3))])
+def test_one_panel_per_run(n, grid):
+    assert plot._grid(n) == grid

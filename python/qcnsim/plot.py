@@ -8,6 +8,11 @@ do not pile up in pyplot's figure list and a notebook shows a returned figure ex
 
     fig = plot.queue(res)                 # shown inline in Jupyter
     plot.queue(res, out="queue.png")      # also written to queue.png
+
+So that a figure stays readable with many variants or flows: one panel per run (variant), panels
+sharing both axes; at most ``MAX_LINES`` series per panel (beyond that ``SHOWN`` series plus the
+mean and min-max band of all of them); one legend outside the panels, one colour per port or flow
+in every panel.
 """
 
 from __future__ import annotations
@@ -46,7 +51,12 @@ from .results import Results  # noqa: E402
 Runs = Union[Results, Mapping[str, Results], Sequence[Tuple[str, Results]]]
 PathArg = Union[str, "os.PathLike[str]", None]
 DPI = 150
-MAX_SERIES = 24  # per run; beyond this the legend is useless (e.g. 400-source stability runs)
+#: Series drawn one by one in a panel; with more, ``SHOWN`` of them plus the mean and the
+#: min-max band of all (e.g. 400-source stability runs).
+MAX_LINES = 8
+SHOWN = 3
+#: Panel columns when several runs (variants) are drawn: one panel per run.
+PANEL_COLS = 3
 
 
 def _runs(runs: Runs) -> List[Tuple[str, Results]]:
@@ -66,19 +76,47 @@ def _time_scale(max_t_ps: float) -> Tuple[float, str]:
     return 1e6, "µs"
 
 
-def _max_t(runs: List[Tuple[str, Results]], table: str) -> float:
-    m = 0.0
-    for _, r in runs:
-        df = r.tables.get(table)
-        if df is not None and df.height and "t_ps" in df.columns:
-            m = max(m, float(df["t_ps"].max()))
-    return m
+def _grid(n: int) -> Tuple[int, int]:
+    """(rows, columns) of the panel grid for ``n`` runs: one column up to 2 runs, then up to
+    ``PANEL_COLS`` columns."""
+    cols = 1 if n <= 2 else min(PANEL_COLS, n)
+    return -(-n // cols), cols
 
 
-def _label(run_label: str, key: object, n_keys: int) -> str:
-    if n_keys <= 1:
-        return run_label or str(key)
-    return f"{run_label}: {key}" if run_label else str(key)
+def _panel(ax, df: pl.DataFrame, key: str, ycol: str, keys: List[object], colors: dict, div: float,
+           yscale: float, step: bool) -> int:
+    """Draw one run's series on ``ax``: every key when there are at most ``MAX_LINES``, else the
+    first ``SHOWN`` keys and, for all keys, the mean and the min-max band at each sample time.
+    Returns the number of lines drawn."""
+    def draw(t, y, **kw):
+        if step:
+            ax.step(t, y, where="post", **kw)
+        else:
+            ax.plot(t, y, **kw)
+
+    if key not in df.columns:
+        d = df.sort("t_ps")
+        draw(d["t_ps"].to_numpy() / div, d[ycol].to_numpy() / yscale, color=colors.get(None),
+             linewidth=1.0, label=ycol)
+        return 1
+    present = [k for k in keys if df.filter(pl.col(key) == k).height]
+    shown = present if len(present) <= MAX_LINES else present[:SHOWN]
+    for k in shown:
+        d = df.filter(pl.col(key) == k).sort("t_ps")
+        draw(d["t_ps"].to_numpy() / div, d[ycol].to_numpy() / yscale, color=colors[k],
+             linewidth=0.9, label=str(k))
+    if len(present) > len(shown):
+        agg = (df.filter(pl.col(key).is_in(present)).group_by("t_ps")
+               .agg(pl.col(ycol).mean().alias("mean"), pl.col(ycol).min().alias("lo"),
+                    pl.col(ycol).max().alias("hi"))
+               .sort("t_ps"))
+        t = agg["t_ps"].to_numpy() / div
+        ax.fill_between(t, agg["lo"].to_numpy() / yscale, agg["hi"].to_numpy() / yscale,
+                        step="post" if step else None, color="grey", alpha=0.3, linewidth=0,
+                        label=f"all {len(present)}: min-max")
+        draw(t, agg["mean"].to_numpy() / yscale, color="black", linewidth=1.2,
+             label=f"all {len(present)}: mean")
+    return len(shown) + (1 if len(present) > len(shown) else 0)
 
 
 def _series_plot(
@@ -94,51 +132,65 @@ def _series_plot(
     step: bool = False,
     extra=None,
 ) -> Optional[Figure]:
-    rl = _runs(runs)
-    tmax = _max_t(rl, table)
-    key_set = set()
-    for _, r in rl:
+    """One panel per run (variant), sharing both axes; in each panel at most ``MAX_LINES``
+    series (beyond that ``SHOWN`` of them plus the mean and min-max band of all); one legend
+    outside the panels, colours fixed per key across panels."""
+    rl = []
+    for label, r in _runs(runs):
         df = r.tables.get(table)
-        if df is not None and df.height and key in df.columns:
-            key_set.update(k for k in df[key].unique().to_list() if keys is None or k in keys)
-    if len(key_set) == 1:
-        title = f"{title} ({next(iter(key_set))})"
+        if df is None or df.height == 0 or ycol not in df.columns or "t_ps" not in df.columns:
+            continue
+        if keys is not None and key in df.columns:
+            df = df.filter(pl.col(key).is_in(list(keys)))
+            if df.height == 0:
+                continue
+        rl.append((label, r, df))
+    if not rl:
+        return None
+    tmax = max(float(df["t_ps"].max()) for _, _, df in rl)
     if tmax <= 0:
         return None
+    all_keys: List[object] = []
+    for _, _, df in rl:
+        if key in df.columns:
+            all_keys += [k for k in df[key].unique(maintain_order=True).to_list() if k not in all_keys]
+    if len(all_keys) == 1:
+        title = f"{title} ({all_keys[0]})"
+    cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = {k: cycle[i % len(cycle)] for i, k in enumerate(all_keys)}
+    colors[None] = cycle[0]
     div, unit = _time_scale(tmax)
-    fig = Figure(figsize=(8, 4.5))
-    ax = fig.subplots()
-    drawn = 0
-    for run_label, r in rl:
-        df = r.tables.get(table)
-        if df is None or df.height == 0 or ycol not in df.columns:
-            continue
-        all_keys = df[key].unique(maintain_order=True).to_list() if key in df.columns else [None]
-        sel = [k for k in all_keys if keys is None or k in keys][:MAX_SERIES]
-        for k in sel:
-            d = df if k is None else df.filter(pl.col(key) == k)
-            d = d.sort("t_ps")
-            t = d["t_ps"].to_numpy() / div
-            y = d[ycol].to_numpy() / yscale
-            kw = dict(label=_label(run_label, k, len(sel)), linewidth=1.0)
-            if step:
-                ax.step(t, y, where="post", **kw)
-            else:
-                ax.plot(t, y, **kw)
-            drawn += 1
-    if drawn == 0:
-        return None
-    if extra is not None:
-        for run_label, r in rl:
-            extra(ax, run_label, r, yscale)
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel(f"time ({unit})")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    if any(lab for lab in (line.get_label() for line in ax.get_lines()) if not lab.startswith("_")):
-        ax.legend(fontsize="small", loc="best")
-    fig.tight_layout()
+    rows, cols = _grid(len(rl))
+    # constrained layout keeps the legend placed outside the panels inside the figure's bounds
+    # (so a plain savefig, and the notebook's PNG, show it whole).
+    fig = Figure(figsize=(4.4 * cols + 1.8, 2.5 * rows + 0.9), layout="constrained")
+    axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False)
+    flat = [a for row in axes for a in row]
+    for ax in flat[len(rl):]:
+        fig.delaxes(ax)
+    for k, (ax, (label, r, df)) in enumerate(zip(flat, rl)):
+        _panel(ax, df, key, ycol, all_keys, colors, div, yscale, step)
+        if extra is not None:
+            extra(ax, label, r, yscale)
+        if label:
+            ax.set_title(label, fontsize="small")
+        ax.grid(True, alpha=0.3)
+        ax.set_ylim(bottom=0)
+        if k % cols == 0:
+            ax.set_ylabel(ylabel, fontsize="small")
+        if k + cols >= len(rl):
+            ax.set_xlabel(f"time ({unit})", fontsize="small")
+            ax.xaxis.set_tick_params(labelbottom=True)
+        ax.tick_params(labelsize="small")
+    handles, labels = [], []
+    for ax in flat[:len(rl)]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels and not lab.startswith("_"):
+                handles.append(h)
+                labels.append(lab)
+    if handles and (len(labels) > 1 or len(all_keys) != 1 or extra is not None):
+        fig.legend(handles, labels, loc="outside right upper", fontsize="small", frameon=False)
+    fig.suptitle(title)
     if out is not None:
         save(fig, out)
     return fig

@@ -4,7 +4,7 @@ figures and build a combined summary table.
 ``reproduce(name, out_dir)`` writes::
 
     out_dir/<variant>/      one result directory per variant (tables + run.json)
-    out_dir/throughput.png  all variants on one figure (also queue.png, cr.png, tr.png)
+    out_dir/throughput.png  one panel per variant (also queue.png, cr.png, tr.png; see plot.py)
     out_dir/summary.csv     variant column + the summary rows of every variant
     out_dir/summary.md      the same as a Markdown table
     out_dir/published.csv   the published values beside qcnsim's (when the experiment module

@@ -370,3 +370,58 @@ fn switch_memory_is_the_sum_of_the_switch_egress_queues() {
         .collect();
     assert_eq!(sws.into_iter().cloned().collect::<Vec<_>>(), ["sw1", "sw2"]);
 }
+
+#[test]
+fn calibration_readings_fb_not_saturated_and_a_1g_floor() {
+    // bcn-calibration's headline readings (docs/models/bcn.md): |Fb| is not saturated
+    // (fb_max = "off") and the regulator never goes below 1 Gb/s ("Rmin 1 Gbps"); the variant
+    // "-fbsat-floor5M" (the earlier readings) saturates at 1875 pages and falls below 1 Gb/s.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/bcn-calibration.toml"
+    ))
+    .unwrap();
+    let ev = ["metrics.events=[\"bcn_sent\"]", "meta.duration=20ms"];
+    let fb_pages = |o: &RunOutput| -> Vec<i64> {
+        let e = table(o, "events");
+        let (kind, val) = (strs(e, "kind"), i64s(e, "value"));
+        (0..e.rows())
+            .filter(|&k| kind[k] == "bcn_sent")
+            .map(|k| val[k] / 64)
+            .collect()
+    };
+    let lowest = |o: &RunOutput| {
+        let rr = table(o, "rp_rates");
+        let (cr, act) = (f64s(rr, "cr_bps"), bools(rr, "rl_active"));
+        (0..rr.rows())
+            .filter(|&i| act[i])
+            .map(|i| cr[i])
+            .fold(f64::INFINITY, f64::min)
+    };
+    let head = run(
+        &text,
+        &[&["meta.variant=pause-bcn-edges-on"][..], &ev[..]].concat(),
+        None,
+    );
+    let old = run(
+        &text,
+        &[
+            &["meta.variant=pause-bcn-edges-on-fbsat-floor5M"][..],
+            &ev[..],
+        ]
+        .concat(),
+        None,
+    );
+    let (fh, fo) = (fb_pages(&head), fb_pages(&old));
+    assert!(
+        fh.iter().any(|f| *f < -1875),
+        "no Fb beyond 1875 pages: {fh:?}"
+    );
+    assert!(fo.iter().all(|f| f.abs() <= 1875));
+    assert!(
+        fo.contains(&-1875),
+        "the saturation is reached in the old reading"
+    );
+    assert!(lowest(&head) >= 1e9, "headline floor: {}", lowest(&head));
+    assert!(lowest(&old) < 1e9, "5 Mb/s floor: {}", lowest(&old));
+}

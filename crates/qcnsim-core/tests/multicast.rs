@@ -394,6 +394,44 @@ fn fb_hat_hold_lets_the_representative_scheme_find_its_cp_again() {
 }
 
 #[test]
+fn study_cp_readings_let_the_representative_scheme_keep_control() {
+    // multicast-star, representative feedback (docs/models/multicast.md, "Readings of the
+    // study"). With the 802.1Q quantiser no CP reaches 63 at Qeq 25, F̂b never restarts and a
+    // third of the frames is lost; counting |Fb| in frames ("-unitq") lets a CP reach 63 and
+    // keeps the loss near 0. At Qeq 75 only all three readings ("-studycp") keep control.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/multicast-star.toml"
+    ))
+    .unwrap();
+    let ev = "metrics.events=[\"cnm_sent\"]";
+    let loss = |o: &RunOutput| summary_value(o, "mc_loss_rate", "").unwrap();
+    let max_fb = |o: &RunOutput| {
+        let e = table(o, "events");
+        let (kind, val) = (strs(e, "kind"), i64s(e, "value"));
+        (0..e.rows())
+            .filter(|&k| kind[k] == "cnm_sent")
+            .map(|k| val[k])
+            .max()
+            .unwrap_or(0)
+    };
+    let lit = run(&text, &["meta.variant=representative-qeq25", ev], None);
+    let unitq = run(
+        &text,
+        &["meta.variant=representative-qeq25-unitq", ev],
+        None,
+    );
+    assert!(loss(&lit) > 20.0, "literal loss {}", loss(&lit));
+    assert!(max_fb(&lit) < 63, "literal max qntzFb {}", max_fb(&lit));
+    assert!(loss(&unitq) < 1.0, "unit quantiser loss {}", loss(&unitq));
+    assert_eq!(max_fb(&unitq), 63);
+    let lit75 = run(&text, &["meta.variant=representative-qeq75"], None);
+    let study75 = run(&text, &["meta.variant=representative-qeq75-studycp"], None);
+    assert!(loss(&lit75) > 20.0, "literal loss {}", loss(&lit75));
+    assert!(loss(&study75) < 1.0, "study CP loss {}", loss(&study75));
+}
+
+#[test]
 fn feedback_option_does_not_touch_unicast_flows() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -5,11 +5,15 @@
 other seeds of every variant on the sweep runner (``qcnsim.sweep``: all cores, resumable, in
 ``seeds/``), then writes
 
-- ``cr_<scheme>.png``-style figure ``cr_vs_time.png``: CR vs time of every source, one panel per
-  (scheme, Qeq), with the fair-share line(s), first seed;
-- ``metrics_vs_qeq.png``: each multicast metric vs Qeq, both schemes, mean +- standard deviation
-  over the seeds (error bars);
-- ``metrics.csv`` / ``metrics.md``: every metric per (scheme, Qeq, entity): mean, std, seeds.
+- ``cr_vs_time.png``: CR vs time of every source, one panel per (scheme, Qeq), with the
+  fair-share line(s), first seed, for the 802.1Q CP (the headline); ``cr_vs_time_<reading>.png``
+  for each other CP reading of the study (``unitq``, ``studycp``; see docs/models/multicast.md);
+- ``metrics_vs_qeq.png`` (and ``metrics_vs_qeq_<reading>.png``): each multicast metric vs Qeq,
+  both schemes, mean +- standard deviation over the seeds (error bars);
+- ``metrics.csv`` / ``metrics.md``: every metric per (reading, scheme, Qeq, entity): mean, std,
+  seeds;
+- ``feedback_bound.md``: what the published feedback rates would require of a CP, beside the
+  most an 802.1Q CP can send here.
 """
 
 from __future__ import annotations
@@ -60,6 +64,23 @@ def entity(metric: str, detail: str) -> str:
     return detail.split(",")[0].split(" (")[0]
 
 
+#: The CP readings the scenarios run, by (quantiser, sampling, qold); "" is the 802.1Q CP (the
+#: headline). docs/models/multicast.md, "Readings of the study".
+READINGS = {("linear", "table", "sample"): "", ("unit", "table", "sample"): "unitq",
+            ("unit", "every_frame", "feedback"): "studycp"}
+READING_LABEL = {"": "802.1Q CP", "unitq": "unit quantiser", "studycp": "study CP (unit quantiser, "
+                 "every frame, Qold at feedback)"}
+#: The 802.1Q sampling table's shortest mean interval (qntzFb >= 56): one sample per 18.5 KB.
+TABLE_MIN_INTERVAL_BYTES = 18_500
+
+
+def reading(res: Results) -> str:
+    """The CP reading of a run ("" = 802.1Q), from its resolved scenario."""
+    cp = res.resolved.get("cc", {}).get("qcn", {}).get("cp", {})
+    key = (cp.get("quantiser", "linear"), cp.get("sampling", "table"), cp.get("qold", "sample"))
+    return READINGS.get(key, "-".join(key))
+
+
 def variant_key(res: Results) -> Tuple[str, int]:
     """(scheme, Qeq in frames) of a run, from its resolved scenario."""
     cc = res.resolved.get("cc", {}).get("qcn", {})
@@ -97,42 +118,52 @@ def run_seeds(ctx) -> List[Tuple[str, int, Results]]:
 
 
 def long_metrics(runs: Sequence[Tuple[str, int, Results]]) -> pl.DataFrame:
-    rows: Dict[str, list] = {k: [] for k in ("variant", "scheme", "qeq_frames", "seed", "metric",
-                                             "entity", "value", "unit")}
+    rows: Dict[str, list] = {k: [] for k in ("variant", "reading", "scheme", "qeq_frames", "seed",
+                                             "metric", "entity", "value", "unit")}
     for vname, seed, res in runs:
         scheme, q = variant_key(res)
+        rd = reading(res)
         s = res.summary.filter(pl.col("metric").str.starts_with("mc_"))
         for metric, value, unit, detail in s.select("metric", "value", "unit", "detail").iter_rows():
             if metric == "mc_cr_mean" or metric == "mc_source_throughput":
                 ent = detail.split(" (")[0].split(",")[0]
             else:
                 ent = entity(metric, detail)
-            for k, v in (("variant", vname), ("scheme", scheme), ("qeq_frames", q), ("seed", seed),
+            for k, v in (("variant", vname), ("reading", rd), ("scheme", scheme), ("qeq_frames", q),
+                         ("seed", seed),
                          ("metric", metric), ("entity", ent), ("value", value), ("unit", unit)):
                 rows[k].append(v)
-    df = pl.DataFrame(rows, schema={"variant": pl.Utf8, "scheme": pl.Utf8, "qeq_frames": pl.Int64,
+    df = pl.DataFrame(rows, schema={"variant": pl.Utf8, "reading": pl.Utf8, "scheme": pl.Utf8,
+                                    "qeq_frames": pl.Int64,
                                     "seed": pl.UInt64, "metric": pl.Utf8, "entity": pl.Utf8,
                                     "value": pl.Float64, "unit": pl.Utf8})
     # "CR standard deviation" of a run: the mean over its RPs
     cr = (df.filter(pl.col("metric") == "mc_cr_std")
-          .group_by("variant", "scheme", "qeq_frames", "seed", "unit")
+          .group_by("variant", "reading", "scheme", "qeq_frames", "seed", "unit")
           .agg(pl.col("value").mean())
           .with_columns(pl.lit("mc_cr_std").alias("metric"), pl.lit("mean over RPs").alias("entity")))
     return pl.concat([df, cr.select(df.columns)])
 
 
 def aggregate(df: pl.DataFrame) -> pl.DataFrame:
-    return (df.group_by("scheme", "qeq_frames", "metric", "entity", "unit")
+    return (df.group_by("reading", "scheme", "qeq_frames", "metric", "entity", "unit")
             .agg(pl.col("value").mean().alias("mean"), pl.col("value").std(ddof=1).alias("std"),
                  pl.col("value").count().alias("seeds"))
-            .sort("metric", "entity", "scheme", "qeq_frames"))
+            .sort("metric", "entity", "reading", "scheme", "qeq_frames"))
 
 
-def plot_cr(runs, out: Path, fair: Dict[str, float], group_of: Dict[str, str]) -> Optional[Path]:
-    """CR vs time of each source, one panel per (scheme, Qeq), first seed of each variant."""
+def _suffix(rd: str) -> str:
+    return f"_{rd}" if rd else ""
+
+
+def plot_cr(runs, out: Path, fair: Dict[str, float], group_of: Dict[str, str],
+            rd: str = "") -> Optional[Path]:
+    """CR vs time of each source, one panel per (scheme, Qeq), first seed of each variant of CP
+    reading ``rd``."""
     first: Dict[Tuple[str, int], Results] = {}
     for _, _, res in runs:
-        first.setdefault(variant_key(res), res)
+        if reading(res) == rd:
+            first.setdefault(variant_key(res), res)
     if not first:
         return None
     qs = sorted({q for _, q in first})
@@ -163,15 +194,17 @@ def plot_cr(runs, out: Path, fair: Dict[str, float], group_of: Dict[str, str]) -
             if j == 0:
                 ax.set_ylabel("CR (Mb/s)")
     axes[0][0].legend(fontsize=6, ncol=2)
-    fig.suptitle("Current rate of each source (first seed); dashed: fair share", fontsize=10)
+    fig.suptitle(f"Current rate of each source (first seed), {READING_LABEL.get(rd, rd)}; dashed: "
+                 "fair share", fontsize=10)
     fig.tight_layout()
-    path = out / "cr_vs_time.png"
+    path = out / f"cr_vs_time{_suffix(rd)}.png"
     fig.savefig(path, dpi=150)
     plt.close(fig)
     return path
 
 
-def plot_metrics(agg: pl.DataFrame, out: Path, title: str) -> Optional[Path]:
+def plot_metrics(agg: pl.DataFrame, out: Path, title: str, rd: str = "") -> Optional[Path]:
+    agg = agg.filter(pl.col("reading") == rd)
     present = [m for m in METRICS if agg.filter(pl.col("metric") == m).height > 0]
     if not present:
         return None
@@ -201,13 +234,65 @@ def plot_metrics(agg: pl.DataFrame, out: Path, title: str) -> Optional[Path]:
         axes[k // ncol][k % ncol].axis("off")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    path = out / "metrics_vs_qeq.png"
+    path = out / f"metrics_vs_qeq{_suffix(rd)}.png"
     fig.savefig(path, dpi=150)
     plt.close(fig)
     return path
 
 
-def post(ctx, fair: Dict[str, float]):
+def copies_per_frame(res: Results) -> float:
+    """Data frames enqueued at the CP queues (the scenario's ``metrics.queue_ports``: sent +
+    dropped) per data frame sent by the sources, over the whole run."""
+    ports = res["ports"]
+    cps = res.resolved.get("metrics", {}).get("queue_ports", [])
+    d = ports.filter(pl.col("port").is_in(cps))
+    enq = float(d["tx_frames"].sum() + d["drop_frames"].sum())
+    sent = float(res["flows"]["tx_frames"].sum())
+    return enq / sent if sent else float("nan")
+
+
+def feedback_bound(runs, published: Sequence[dict]) -> Tuple[str, List[dict]]:
+    """What the published feedback rates would require, beside what an 802.1Q CP can send here.
+
+    The feedback rate is CNMs / data frames sent (docs/models/multicast.md). An 802.1Q CP samples
+    at most once per ``TABLE_MIN_INTERVAL_BYTES`` enqueued (mean of the table's shortest
+    interval), i.e. 8.1 % of the 1500-B frames it enqueues; with ``c`` copies enqueued at CPs
+    per frame sent the rate is at most ``c * 1500 / 18500``."""
+    first: Dict[Tuple[str, str, int], Results] = {}
+    for _, _, res in runs:
+        first.setdefault((reading(res), *variant_key(res)), res)
+    pub = {(p["variant"]): p for p in published if p["metric"].startswith("mc_feedback_rate")}
+    per_cp = FRAME_BYTES / TABLE_MIN_INTERVAL_BYTES * 100
+    lines = ["| variant | copies at CPs per frame sent | 802.1Q table allows at most (%) | published (%) "
+             "| needs a CNM for this % of the frames each CP enqueues |", "|---|---|---|---|---|"]
+    rows = []
+    for (rd, scheme, q), res in sorted(first.items()):
+        if rd:
+            continue
+        v = f"{scheme}-qeq{q}"
+        c = copies_per_frame(res)
+        p = pub.get(v)
+        need = p["value"] / c if p and c else float("nan")
+        lines.append(f"| {v} | {c:.3f} | {c * per_cp:.2f} | {p['value'] if p else '-'} | "
+                     f"{need:.1f} |" if p else f"| {v} | {c:.3f} | {c * per_cp:.2f} | - | - |")
+        rows.append({"variant": v, "metric": "mc_feedback_rate_table_bound", "value": c * per_cp,
+                     "unit": "%", "detail": f"{c:.3f} CP copies per frame sent x 1500 B / 18.5 KB "
+                     f"(802.1Q table, most frequent sampling); the published "
+                     f"{p['value'] if p else '?'} % needs a CNM for {need:.1f} % of the frames "
+                     "each CP enqueues"})
+    text = ("# What the published feedback rates would require\n\nFeedback rate = CNMs sent by all "
+            "CPs / data frames sent by all sources (the study's \"rate of feedback generated by the "
+            "CP\", as defined in docs/models/multicast.md). An 802.1Q CP samples at most once per "
+            f"{TABLE_MIN_INTERVAL_BYTES} B enqueued on average (the sampling table's shortest "
+            f"interval): at most {per_cp:.1f} % of the 1500-B frames it enqueues. First seed of "
+            "each variant, 802.1Q CP, whole run.\n\n" + "\n".join(lines) + "\n\nA published "
+            "rate above the table's bound needs a CP that sends feedback for more frames than the "
+            "802.1Q table samples, e.g. one that computes Fb at every frame (the variants "
+            "\"-studycp\").\n")
+    return text, rows
+
+
+def post(ctx, fair: Dict[str, float], published: Sequence[dict] = ()):
     """The hook body; ``fair`` maps a group name to its sources' max-min fair share (bit/s)."""
     out = Path(ctx.out_dir)
     runs = run_seeds(ctx)
@@ -227,16 +312,33 @@ def post(ctx, fair: Dict[str, float]):
     flows = ctx.runs[0][1]["flows"]
     for f, d in zip(flows["flow"].to_list(), flows["dst"].to_list()):
         group_of[f] = d
-    figs = [p for p in (plot_cr(runs, out, fair, group_of),
-                        plot_metrics(agg, out, f"{ctx.name}: metrics vs Qeq (mean +- std over "
-                                               f"{len(seeds)} seeds)")) if p is not None]
+    readings = sorted({reading(r) for _, _, r in runs})
+    figs: List[Path] = []
+    for rd in readings:
+        lab = READING_LABEL.get(rd, rd)
+        figs += [p for p in (plot_cr(runs, out, fair, group_of, rd),
+                             plot_metrics(agg, out, f"{ctx.name}, {lab}: metrics vs Qeq (mean +- std "
+                                                    f"over {len(seeds)} seeds)", rd)) if p is not None]
+    bound_md, bound_rows = feedback_bound(runs, published)
+    (out / "feedback_bound.md").write_text(bound_md, encoding="utf-8")
+    for r in bound_rows:
+        ctx.log(f"{ctx.name}: {r['variant']}: feedback rate bound of an 802.1Q CP {r['value']:.2f} %; "
+                + r["detail"].split("; ", 1)[1])
+    ctx.log(f"{ctx.name}: headline = the 802.1Q CP (the study leaves the switch's operations as "
+            "the standard defines them); the study-CP readings run as the variants -unitq and "
+            "-studycp")
     rows = agg.filter(pl.col("metric").is_in(list(METRICS)))
     extra = rows.select(
-        (pl.col("scheme") + "-qeq" + pl.col("qeq_frames").cast(pl.Utf8)).alias("variant"),
+        (pl.col("scheme") + "-qeq" + pl.col("qeq_frames").cast(pl.Utf8)
+         + pl.when(pl.col("reading") == "").then(pl.lit("")).otherwise("-" + pl.col("reading")))
+        .alias("variant"),
         (pl.col("metric") + " (mean over seeds)").alias("metric"),
         pl.col("mean").alias("value"),
         pl.col("unit"),
         pl.format("{}; std {}; {} seeds", pl.col("entity"), pl.col("std").round(4),
                   pl.col("seeds")).alias("detail"),
     )
+    if bound_rows:
+        extra = pl.concat([extra, pl.DataFrame(bound_rows).select(extra.columns)
+                           .with_columns(pl.col("value").cast(extra.schema["value"]))])
     return figs, extra

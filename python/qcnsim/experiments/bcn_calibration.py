@@ -60,6 +60,17 @@ SWEEP_QUEUE_INTERVAL = "2us"
 
 MS = 1e9  # ps
 
+#: The study's spike durations (seed 001, "Pause + BCN: differences from Bergamasco's results"),
+#: beside qcnsim's headline variants (|Fb| not saturated, rate floor 1 Gb/s).
+PUBLISHED = [
+    dict(metric="core_spike_duration", variant="pause-bcn-edges-on", value=0.003, unit="s",
+         source="001 (BCN calibration study, Pause + BCN): 'Duration of spike - Approx 0.003 with BCN "
+                "on at edge switches'"),
+    dict(metric="core_spike_duration", variant="pause-bcn-edges-off", value=0.007, unit="s",
+         source="001 (BCN calibration study, Pause + BCN): 'Duration of spike - Approx 0.007 with BCN "
+                "off at edge switches'"),
+]
+
 
 def jain(xs: Sequence[float]) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2); 1 = fair. NaN without traffic."""
@@ -308,6 +319,10 @@ def post(ctx):
                    hline=(24.0, "Qeq 24 KB")),
     ]
     rows = spike_rows(runs)
+    ctx.log("headline: |Fb| not saturated (cc.bcn.cp.fb_max = \"off\": the BCN proposal's message "
+            "carries Qoff and Qdelta and the regulator computes Fb) and a 1 Gb/s rate floor (the "
+            "study lists Rmin 1 Gbps under the PAUSE + BCN data set); the earlier readings run as the "
+            "variants -fbsat (|Fb| <= 1875 pages) and -fbsat-floor5M")
     fig, ax = plt.subplots(figsize=(7, 3.5))
     ax.bar([r["variant"] for r in rows],
            [0 if math.isnan(r["value"]) else r["value"] * 1e3 for r in rows])

@@ -114,11 +114,9 @@ impl BcnCpParams {
                 self.sample_jitter_bytes, self.sample_window_bytes
             ));
         }
-        if !(self.fb_max_pages.is_finite() && self.fb_max_pages > 0.0) {
-            return Err(format!(
-                "fb_max must be finite and > 0, got {}",
-                self.fb_max_pages
-            ));
+        // +infinity is the "off" reading (no saturation)
+        if self.fb_max_pages.is_nan() || self.fb_max_pages <= 0.0 {
+            return Err(format!("fb_max must be > 0, got {}", self.fb_max_pages));
         }
         Ok(())
     }
@@ -288,7 +286,9 @@ impl BcnRpParams {
     }
 
     /// Check ranges. `fb_max_pages` is the CP's saturation: a negative BCN multiplies R by
-    /// `1 + Gd*Fb >= 1 - Gd*fb_max`, which must stay above 0.
+    /// `1 + Gd*Fb >= 1 - Gd*fb_max`, which must stay above 0. Without saturation
+    /// (`fb_max_pages` infinite, `cc.bcn.cp.fb_max = "off"`) a larger cut floors R at
+    /// `min_rate` (> 0), so only a finite saturation is checked.
     pub fn validate(&self, fb_max_pages: f64) -> Result<(), String> {
         let pos = |name: &str, x: f64| {
             if x.is_finite() && x > 0.0 {
@@ -310,7 +310,7 @@ impl BcnRpParams {
                 return Err(format!("{name} must be finite and >= 0, got {x}"));
             }
         }
-        if self.gd * fb_max_pages >= 1.0 {
+        if fb_max_pages.is_finite() && self.gd * fb_max_pages >= 1.0 {
             return Err(format!(
                 "gd * fb_max = {} * {} = {} must be below 1, or a negative BCN at full \
                  feedback makes the rate negative",
@@ -548,6 +548,8 @@ mod tests {
             ("jitter = window", BcnCpParams { sample_window_bytes: 5_000, ..s() }, false),
             ("jitter just below window", BcnCpParams { sample_window_bytes: 5_001, ..s() }, true),
             ("fb_max 0", BcnCpParams { fb_max_pages: 0.0, ..s() }, false),
+            ("fb_max off (infinite)", BcnCpParams { fb_max_pages: f64::INFINITY, ..s() }, true),
+            ("fb_max NaN", BcnCpParams { fb_max_pages: f64::NAN, ..s() }, false),
         ];
         for (name, p, ok) in cp_cases {
             assert_eq!(p.validate().is_ok(), *ok, "{name}: {:?}", p.validate());
@@ -559,6 +561,7 @@ mod tests {
             ("gd*fbmax just below 1", BcnRpParams { gd: 0.999 / 1875.0, ..r() }, 1875.0, true),
             ("gd*fbmax = 1", BcnRpParams { gd: 1.0 / 1875.0, ..r() }, 1875.0, false),
             ("gd*fbmax > 1", r(), 4000.0, false),
+            ("fb_max off: any gd, R floors at min_rate", BcnRpParams { gd: 0.01, ..r() }, f64::INFINITY, true),
             ("gd negative", BcnRpParams { gd: -1e-4, ..r() }, 1875.0, false),
             ("gi NaN", BcnRpParams { gi: f64::NAN, ..r() }, 1875.0, false),
             ("min_rate 0", BcnRpParams { min_rate_bps: 0.0, ..r() }, 1875.0, false),
@@ -645,6 +648,10 @@ mod tests {
             severe_check: SevereCheck::EveryFrame,
             ..sc.clone()
         };
+        let off = BcnCpParams {
+            fb_max_pages: f64::INFINITY,
+            ..cpp()
+        };
         use BcnKind::*;
         // (name, params, Qold, Q, tagged, expected Fb pages, expected message)
         #[rustfmt::skip]
@@ -660,6 +667,9 @@ mod tests {
             ("negative saturates at -Fbmax", &p, 0, 500_000, false, -1875.0, Some(Negative)),
             ("positive saturates at +Fbmax", &p, 500_000, 0, true, 1875.0, Some(Positive)),
             ("fractional pages", &p, 24_032, 24_032, false, -0.5, Some(Negative)),
+            ("fb_max off: no negative saturation", &off, 0, 500_000, false, -(476_000.0 + 1_000_000.0) / 64.0, Some(Negative)),
+            ("fb_max off: no positive saturation", &off, 500_000, 0, true, (24_000.0 + 1_000_000.0) / 64.0, Some(Positive)),
+            ("fb_max off: below the old saturation unchanged", &off, 30_400, 30_400, false, -100.0, Some(Negative)),
             ("Q = Qsc is not severe", &sc, 112_500, 112_500, false, -1382.8125, Some(Negative)),
             ("Q > Qsc: BCN(0,0)", &sc, 112_564, 112_564, false, -1383.8125, Some(Severe)),
             ("Q > Qsc while draining: BCN(0,0)", &sc, 200_000, 112_564, true, 1348.5625, Some(Severe)),
@@ -744,6 +754,8 @@ mod tests {
              &p, (true, 4e9, ME, 0), Negative, -100.0, ME, (true, 4e9 * (1.0 - 0.026), ME, 0), TimerCmd::Keep, true),
             ("negative floors at min_rate",
              &p, (true, 5.1e6, ME, 0), Negative, -1875.0, ME, (true, 5e6, ME, 0), TimerCmd::Keep, true),
+            ("negative with Gd|Fb| >= 1 (fb_max off) floors at min_rate",
+             &p, (true, 4e9, ME, 0), Negative, -5000.0, ME, (true, 5e6, ME, 0), TimerCmd::Keep, true),
             ("negative from another CP retags",
              &p, (true, 4e9, OTHER, 0), Negative, -100.0, ME, (true, 4e9 * (1.0 - 0.026), ME, 0), TimerCmd::Keep, true),
             ("negative with Fb >= 0 is ignored",

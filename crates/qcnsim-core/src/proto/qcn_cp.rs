@@ -16,6 +16,12 @@
 //!         Qold = Q                                # at EVERY sample
 //!         time_to_mark = table[qntzFb >> (bits-3)] * base * U(1-j, 1+j)
 //! ```
+//!
+//! Three readings of the multicast QCN study (Mliki et al.; docs/models/multicast.md) are options,
+//! each off by default: `quantiser = Unit` (qntzFb = min(floor(|Fb| / fb_unit), 2^bits - 1), no scaling
+//! by Qeq(2w+1)), `every_frame` (every enqueued frame is a sample instant) and `qold_at_feedback`
+//! (Qold is the queue when the last feedback message was sent: the caller reports a sent CNM
+//! with [`Cp::feedback_sent`]).
 
 use crate::engine::Rng;
 
@@ -38,6 +44,26 @@ pub struct CpParams {
     /// Path-based push-back (mechanisms.md §3): the next sampling interval is chosen by the
     /// quantised |Fb| for both signs of Fb (same table), not only for Fb < 0. Default false.
     pub sample_both_signs: bool,
+    /// How |Fb| becomes qntzFb (`cc.qcn.cp.quantiser`). Default [`Quantiser::Linear`].
+    pub quantiser: Quantiser,
+    /// [`Quantiser::Unit`]: bytes per quantisation step (`cc.qcn.cp.fb_unit`, one 1500-B frame).
+    pub fb_unit_bytes: u64,
+    /// Every enqueued frame is a sample instant (`cc.qcn.cp.sampling = "every_frame"`); the
+    /// sampling table is not used. Default false.
+    pub every_frame: bool,
+    /// Qold is updated only when a CNM is sent ([`Cp::feedback_sent`]), not at every sample
+    /// (`cc.qcn.cp.qold = "feedback"`). Default false.
+    pub qold_at_feedback: bool,
+}
+
+/// The quantiser of the CP's feedback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantiser {
+    /// 802.1Q: `floor(|Fb| * (2^bits - 1) / (Qeq*(2w+1)))`, saturating at `2^bits - 1`.
+    Linear,
+    /// `floor(|Fb| / fb_unit)`, saturating at `2^bits - 1` (|Fb| counted in units of
+    /// `fb_unit_bytes`, e.g. frames).
+    Unit,
 }
 
 impl CpParams {
@@ -62,6 +88,10 @@ impl CpParams {
             ],
             jitter: 0.15,
             sample_both_signs: false,
+            quantiser: Quantiser::Linear,
+            fb_unit_bytes: 1500,
+            every_frame: false,
+            qold_at_feedback: false,
         }
     }
 
@@ -101,6 +131,9 @@ impl CpParams {
         }
         if !(self.jitter.is_finite() && (0.0..1.0).contains(&self.jitter)) {
             return Err(format!("jitter must be in [0, 1), got {}", self.jitter));
+        }
+        if self.fb_unit_bytes == 0 {
+            return Err("fb_unit_bytes must be > 0".into());
         }
         Ok(())
     }
@@ -148,12 +181,18 @@ impl CpSample {
 /// `Fbmax = Qeq*(2w+1)`; the result is `max_q = 2^fb_bits - 1` when `-fb >= Fbmax`,
 /// `floor(-fb * max_q / Fbmax)` otherwise, and 0 when `fb >= 0`. It never exceeds `max_q`
 /// (the ×64 variant of some simulators yields 64 at saturation; this one cannot).
+///
+/// With [`Quantiser::Unit`]: `floor(-fb / fb_unit)`, saturating at `max_q`, 0 when `fb >= 0`.
 pub fn quantize(p: &CpParams, fb: f64) -> u8 {
     let max_q = p.max_qntz_fb();
     if fb.is_nan() || fb >= 0.0 {
         return 0;
     }
     let neg = -fb;
+    if p.quantiser == Quantiser::Unit {
+        let q = (neg / p.fb_unit_bytes as f64).floor();
+        return if q >= max_q as f64 { max_q } else { q as u8 };
+    }
     let fb_max = p.fb_max();
     if neg >= fb_max {
         return max_q;
@@ -232,7 +271,9 @@ impl Cp {
         let q_delta = q - self.q_old as i64;
         let fb_raw = -(q_off as f64 + p.w * q_delta as f64);
         let qntz_fb = quantize(p, fb_raw);
-        self.q_old = qlen_bytes;
+        if !p.qold_at_feedback {
+            self.q_old = qlen_bytes;
+        }
         let table_fb = if p.sample_both_signs {
             quantize(p, -fb_raw.abs())
         } else {
@@ -247,7 +288,17 @@ impl Cp {
         }
     }
 
-    /// Q at the previous sample instant, bytes.
+    /// The caller sent a CNM for the sample just taken with queue length `qlen_bytes`: with
+    /// `qold_at_feedback`, Qold becomes that queue length (otherwise nothing: Qold was set at
+    /// the sample).
+    #[inline]
+    pub fn feedback_sent(&mut self, p: &CpParams, qlen_bytes: u64) {
+        if p.qold_at_feedback {
+            self.q_old = qlen_bytes;
+        }
+    }
+
+    /// Q at the previous sample instant (or, with `qold_at_feedback`, at the last CNM), bytes.
     pub fn q_old(&self) -> u64 {
         self.q_old
     }
@@ -258,8 +309,12 @@ impl Cp {
     }
 
     /// `table[qntz_fb >> (fb_bits-3)] * base * U(1-j, 1+j)`. One draw per call, also with
-    /// jitter 0, so the stream position never depends on the jitter setting.
+    /// jitter 0, so the stream position never depends on the jitter setting. With
+    /// `every_frame`: 0 (the next frame takes the countdown below 0), no draw.
     fn next_interval(&mut self, p: &CpParams, qntz_fb: u8) -> f64 {
+        if p.every_frame {
+            return 0.0;
+        }
         let idx = (qntz_fb >> (p.fb_bits - 3)) as usize;
         let u = self.rng.uniform(1.0 - p.jitter, 1.0 + p.jitter);
         p.sample_table[idx.min(7)] * p.sample_base_bytes as f64 * u
@@ -701,5 +756,118 @@ mod tests {
         };
         assert_eq!(run(5), run(5));
         assert_ne!(run(5), run(6));
+    }
+
+    #[test]
+    fn unit_quantiser_counts_whole_units_and_saturates() {
+        let unit = CpParams {
+            quantiser: Quantiser::Unit,
+            ..exact()
+        };
+        let kb = CpParams {
+            fb_unit_bytes: 1000,
+            ..unit.clone()
+        };
+        let bits4 = CpParams {
+            fb_bits: 4,
+            ..unit.clone()
+        };
+        // (name, params, Fb, expected qntzFb): frames of 1500 B unless said otherwise
+        #[rustfmt::skip]
+        let cases: &[(&str, &CpParams, f64, u8)] = &[
+            ("positive feedback", &unit, 3_000.0, 0),
+            ("zero feedback", &unit, 0.0, 0),
+            ("less than one frame", &unit, -1_499.0, 0),
+            ("one frame", &unit, -1_500.0, 1),
+            ("floor between frames", &unit, -4_499.0, 2),
+            ("30 frames", &unit, -45_000.0, 30),
+            ("62 frames and a bit", &unit, -94_499.0, 62),
+            ("63 frames saturates", &unit, -94_500.0, 63),
+            ("far beyond", &unit, -1e12, 63),
+            ("Qeq does not scale it", &CpParams { q_eq_bytes: 112_500, ..unit.clone() }, -45_000.0, 30),
+            ("unit 1000 B", &kb, -31_999.0, 31),
+            ("4 bits saturate at 15", &bits4, -30_000.0, 15),
+            ("NaN", &unit, f64::NAN, 0),
+        ];
+        for (name, p, fb, want) in cases {
+            assert_eq!(quantize(p, *fb), *want, "{name}: Fb = {fb}");
+        }
+        // the linear quantiser gives another value for the same Fb (the option is in effect)
+        assert_eq!(quantize(&exact(), -45_000.0), 21); // 45000*63/130000 = 21.8
+        assert!(CpParams {
+            fb_unit_bytes: 0,
+            ..unit
+        }
+        .validate()
+        .is_err());
+    }
+
+    #[test]
+    fn every_frame_sampling_samples_each_enqueue() {
+        let p = CpParams {
+            every_frame: true,
+            ..CpParams::standard()
+        };
+        let mut cp = Cp::new(&p, Rng::from_seed(3));
+        assert_eq!(cp.time_to_mark(), 0.0);
+        // (Q after the enqueue, frame size, expected qntzFb): a sample at every frame, whatever
+        // the feedback (no interval from the table), Qold = Q at each one
+        #[rustfmt::skip]
+        let cases: &[(u64, u32, u8)] = &[
+            (1_500, 1_500, 0),   // Fb = -(1500 - 26000 + 2*1500) > 0
+            (30_000, 64, 29),    // Fb = -(4000 + 2*28500) = -61000 -> floor(29.56)
+            (30_064, 64, 2),     // Fb = -(4064 + 2*64) = -4192 -> floor(2.03)
+            (90_000, 1_500, 63), // Fb = -(64000 + 2*59936) -> saturated
+        ];
+        for (q, size, want) in cases {
+            let s = cp
+                .on_enqueue(&p, *q, *size)
+                .expect("every frame is a sample instant");
+            assert_eq!(s.qntz_fb, *want, "Q = {q}");
+            assert_eq!(cp.q_old(), *q);
+            assert_eq!(cp.time_to_mark(), 0.0);
+        }
+        // the table's 150 KB countdown would have sampled none of these 4 frames
+        let mut table = Cp::new(&CpParams::standard(), Rng::from_seed(3));
+        assert!(cases
+            .iter()
+            .all(|(q, size, _)| table.on_enqueue(&CpParams::standard(), *q, *size).is_none()));
+    }
+
+    #[test]
+    fn qold_at_feedback_moves_only_when_a_cnm_is_sent() {
+        let p = CpParams {
+            qold_at_feedback: true,
+            every_frame: true,
+            ..exact()
+        };
+        let mut cp = Cp::new(&p, Rng::from_seed(1));
+        // (Q, CNM sent by the caller?, Qold used for this sample's Qdelta, Qold afterwards)
+        #[rustfmt::skip]
+        let cases: &[(u64, bool, u64, u64)] = &[
+            (10_000, false, 0, 0),          // below Qeq, no CNM: Qold stays 0
+            (20_000, false, 0, 0),
+            (40_000, true, 0, 40_000),      // CNM sent: Qold = 40000
+            (41_500, false, 40_000, 40_000),
+            (43_000, true, 40_000, 43_000),
+            (30_000, false, 43_000, 43_000),
+        ];
+        for (q, sent, old_used, old_after) in cases {
+            let s = cp.on_enqueue(&p, *q, 1_500).expect("sample");
+            assert_eq!(s.q_delta, *q as i64 - *old_used as i64, "Q = {q}");
+            if *sent {
+                cp.feedback_sent(&p, *q);
+            }
+            assert_eq!(cp.q_old(), *old_after, "Q = {q}");
+        }
+        // without the option feedback_sent changes nothing and every sample sets Qold
+        let std = CpParams {
+            every_frame: true,
+            ..exact()
+        };
+        let mut cp = Cp::new(&std, Rng::from_seed(1));
+        cp.on_enqueue(&std, 40_000, 1_500).expect("sample");
+        cp.feedback_sent(&std, 99_999);
+        assert_eq!(cp.q_old(), 40_000);
     }
 }

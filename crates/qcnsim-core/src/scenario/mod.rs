@@ -1419,6 +1419,14 @@ fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
              scheme needs CP-computed feedback)",
         ));
     }
+    if feedback == Feedback::Nic && (cp.every_frame || cp.qold_at_feedback) {
+        return Err(q.err(
+            "feedback",
+            "\"nic\"",
+            "\"switch\" while cc.qcn.cp.sampling = \"every_frame\" or cc.qcn.cp.qold = \"feedback\" \
+             (these readings are of a CP that computes Fb; the NIC samples ConMes reports)",
+        ));
+    }
     if feedback == Feedback::Nic && transient.pushback {
         return Err(q.err(
             "feedback",
@@ -1547,7 +1555,7 @@ fn check_bcn(sc: &Scenario) -> Res<()> {
     let (cp, rp) = (&sc.bcn.cp, &sc.bcn.rp);
     cp.validate()
         .map_err(|e| ScenarioError::new("cc.bcn.cp", "these parameters", e))?;
-    if rp.gd * cp.fb_max_pages >= 1.0 {
+    if cp.fb_max_pages.is_finite() && rp.gd * cp.fb_max_pages >= 1.0 {
         return Err(ScenarioError::new(
             "cc.bcn.rp.gd",
             format!("{}", rp.gd),

@@ -6,7 +6,7 @@ use super::reader::{Res, TableReader};
 use crate::proto::bcn::{BcnCpParams, BcnRpParams, SevereCheck};
 use crate::proto::nic_fb::{Feedback, NicFbParams, SampleCount};
 use crate::proto::qcn_ba::BaParams;
-use crate::proto::qcn_cp::CpParams;
+use crate::proto::qcn_cp::{CpParams, Quantiser};
 use crate::proto::qcn_rp::{Fb99Step, HaiMode, RpParams, StageGate};
 use crate::proto::sonar::WeStart;
 use crate::units;
@@ -89,6 +89,10 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: CP, key: "fb_bits", kind: Kind::Int { min: 3, max: 8 }, default: "6", source: MIB, help: "Width of the quantised feedback QntzFb (6 bits: 0..63)." },
     ParamSpec { section: CP, key: "sample_base", kind: Kind::Bytes { min: 1000, max: 1 << 40 }, default: "150000B", source: MIB, help: "Base sampling interval (cpMinSampleBase); the sampling table scales it." },
     ParamSpec { section: CP, key: "jitter", kind: Kind::Float { min: 0.0, max: 0.99 }, default: "0.15", source: PC, help: "Each new sampling interval is multiplied by U(1-jitter, 1+jitter) (the \"30 % randomness\")." },
+    ParamSpec { section: CP, key: "quantiser", kind: Kind::Choice(&["linear", "unit"]), default: "linear", source: "linear: IEEE 802.1Q; unit: a reading of the multicast QCN study (Mliki et al., sec. 2.1: Fb quantised to 6 bits, maximum 63, queues counted in frames)", help: "How |Fb| becomes qntzFb: linear over Qeq*(2w+1) (the standard), or whole fb_unit steps of |Fb| saturating at 2^fb_bits - 1 (unit; Qeq does not scale it)." },
+    ParamSpec { section: CP, key: "fb_unit", kind: Kind::Bytes { min: 1, max: 1 << 30 }, default: "1500B", source: "interpretation (multicast QCN study: queues in frames of 1500 B)", help: "quantiser = \"unit\": bytes per quantisation step of |Fb|." },
+    ParamSpec { section: CP, key: "sampling", kind: Kind::Choice(&["table", "every_frame"]), default: "table", source: "table: IEEE 802.1Q; every_frame: a reading of the multicast QCN study (sec. 2.1 \"for every received data frame\" and Algorithm 2)", help: "Sample instants: after the bytes of the sampling table (the standard), or at every enqueued data frame (every_frame; the table, sample_base and jitter are then unused)." },
+    ParamSpec { section: CP, key: "qold", kind: Kind::Choice(&["sample", "feedback"]), default: "sample", source: "sample: IEEE 802.1Q; feedback: a reading of the multicast QCN study (eq. 3: Qold is the queue size when the last feedback message was generated)", help: "When Qold is updated: at every sample instant (the standard), or only when the CP sends a CNM (feedback)." },
     ParamSpec { section: RP, key: "byte_counter", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150000B", source: MIB, help: "BC_LIMIT, the byte-counter cycle while in fast recovery (rpgByteReset)." },
     ParamSpec { section: RP, key: "byte_counter_after_frt", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "75000B", source: PC, help: "Byte-counter reload once the byte stage has reached FRT (BC_LIMIT/2)." },
     ParamSpec { section: RP, key: "timer", kind: Kind::Time { min: 1 }, default: "15ms", source: MIB, help: "T, the rate-increase timer period while in fast recovery (rpgTimeReset; the reference experiments use 10ms)." },
@@ -132,7 +136,7 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: BCP, key: "page", kind: Kind::Bytes { min: 1, max: 65536 }, default: "64B", source: "interpretation (mechanisms.md §5: Fb in 64-byte pages)", help: "The unit of Fb: Fb = -(Qoff + W*Qdelta) / page. Gd, Gi and fb_max are per page." },
     ParamSpec { section: BCP, key: "sample_window", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150KB", source: STUDY, help: "Mean number of bytes enqueued between two samples; the frame that takes the countdown below zero is sampled." },
     ParamSpec { section: BCP, key: "sample_jitter", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "5KB", source: STUDY, help: "Each sampling interval is sample_window + U(-sample_jitter, +sample_jitter); must be below sample_window." },
-    ParamSpec { section: BCP, key: "fb_max", kind: Kind::Float { min: 1e-3, max: 1e9 }, default: "q_eq*(2w+1)/page (1875)", source: "interpretation (mechanisms.md §5: Gd*|Fb| must stay below 1)", help: "|Fb| saturates at fb_max pages (the range of the message's feedback field); the default is the QCN quantiser's range Qeq*(2W+1)." },
+    ParamSpec { section: BCP, key: "fb_max", kind: Kind::Float { min: 1e-3, max: 1e9 }, default: "q_eq*(2w+1)/page (1875)", source: "interpretation (the QCN quantiser's range; \"off\": Bergamasco et al., BCN patents US 7,961,621 / US 8,792,352: the message carries Qoff and Qdelta, the reaction point computes Fb)", help: "|Fb| saturates at fb_max pages (the range of the message's feedback field); the default is the QCN quantiser's range Qeq*(2W+1). \"off\": no saturation; a cut with Gd*|Fb| >= 1 sets R to min_rate." },
     ParamSpec { section: BCP, key: "q_sc", kind: Kind::Bytes { min: 1, max: 1 << 40 }, default: "off", source: STUDY, help: "Qsc: a queue above it sends BCN(0,0) (severe congestion) to the source; \"off\" sends none (data set 3 of the study uses 112.5KB)." },
     ParamSpec { section: BCP, key: "severe_check", kind: Kind::Choice(&["sample", "every_frame"]), default: "sample", source: "interpretation", help: "Compare Q with Qsc at sample instants only (instead of the Fb message), or on every enqueued frame." },
     ParamSpec { section: BRP, key: "gi", kind: Kind::Float { min: 0.0, max: 1e6 }, default: "0.53", source: STUDY, help: "Gi, the increase gain: positive BCN R <- min(R + Gi*Fb*Ru, line rate)." },
@@ -285,6 +289,13 @@ pub fn read_cp(t: &mut TableReader) -> Res<CpParams> {
     p.fb_bits = read_int(t, spec(CP, "fb_bits"))? as u32;
     p.sample_base_bytes = read_bytes(t, spec(CP, "sample_base"))?;
     p.jitter = read_f64(t, spec(CP, "jitter"))?;
+    p.quantiser = match read_choice(t, spec(CP, "quantiser"))?.as_str() {
+        "unit" => Quantiser::Unit,
+        _ => Quantiser::Linear,
+    };
+    p.fb_unit_bytes = read_bytes(t, spec(CP, "fb_unit"))?;
+    p.every_frame = read_choice(t, spec(CP, "sampling"))? == "every_frame";
+    p.qold_at_feedback = read_choice(t, spec(CP, "qold"))? == "feedback";
     Ok(p)
 }
 
@@ -408,10 +419,20 @@ pub fn read_bcn_cp(t: &mut TableReader) -> Res<BcnCpParams> {
         ));
     }
     let fb = spec(BCP, "fb_max");
-    p.fb_max_pages = if t.has(fb.key) {
+    p.fb_max_pages = if matches!(t.raw(fb.key), Some(toml::Value::String(s)) if s == "off") {
+        t.put(fb.key, serde_json::json!("off"));
+        f64::INFINITY
+    } else if t.has(fb.key) {
         let Kind::Float { min, max } = fb.kind else {
             unreachable!()
         };
+        if let Some(toml::Value::String(s)) = t.raw(fb.key) {
+            return Err(t.err(
+                fb.key,
+                format!("{s:?}"),
+                format!("\"off\" or a number of pages from {min} to {max}"),
+            ));
+        }
         t.f64_in(fb.key, 0.0, min, max)?
     } else {
         let v = BcnCpParams::default_fb_max_pages(p.q_eq_bytes, p.w, p.page_bytes);
