@@ -72,15 +72,24 @@ def test_reproduce_multicast_star_seeds_figures_and_table(tmp_path):
     logs = []
     summary = reproduce(str(scenario_path("multicast-star")), tmp_path, quick=True, overrides=SHORT,
                         log=logs.append, echo=lambda s: None)
-    for f in ("cr_vs_time.png", "metrics_vs_qeq.png", "metrics.csv", "metrics.md", "metrics_per_seed.csv"):
+    for f in ("cr_vs_time.png", "metrics_vs_qeq.png", "metrics.csv", "metrics.md", "metrics_per_seed.csv",
+              "cr_vs_time_unitq.png", "metrics_vs_qeq_studycp.png", "feedback_bound.md"):
         assert (tmp_path / f).is_file(), f
     m = pl.read_csv(tmp_path / "metrics.csv")
     fb = m.filter(pl.col("metric") == "mc_feedback_rate")
-    assert sorted(set(zip(fb["scheme"], fb["qeq_frames"]))) == sorted(
-        (s, q) for s in ("representative", "standard") for q in (25, 50, 75))
+    # the 802.1Q CP (reading "") and the study's CP readings, both schemes, three set points
+    assert sorted(zip(fb["reading"].fill_null(""), fb["scheme"], fb["qeq_frames"])) == sorted(
+        (r, s, q) for r in ("", "studycp", "unitq") for s in ("representative", "standard")
+        for q in (25, 50, 75))
     assert (fb["seeds"] == 2).all()  # --quick: two seeds per point
     assert "quick" in (tmp_path / "metrics.md").read_text()
-    assert summary.filter(pl.col("metric") == "mc_loss_rate (mean over seeds)").height == 6
+    loss = summary.filter(pl.col("metric") == "mc_loss_rate (mean over seeds)")
+    assert sorted(loss["variant"].to_list()) == sorted(v["name"] for v in qcnsim.Scenario.load(
+        scenario_path("multicast-star")).variants())
+    # what the published feedback rates need, beside the 802.1Q table's bound (2 CP copies per frame)
+    bound = summary.filter(pl.col("metric") == "mc_feedback_rate_table_bound")
+    assert bound.height == 6
+    assert all(15.0 < v < 16.3 for v in bound["value"].to_list()), bound
     # resumable: a second call runs nothing
     logs.clear()
     reproduce(str(scenario_path("multicast-star")), tmp_path, quick=True, overrides=SHORT,

@@ -365,17 +365,22 @@ fn pause_makes_a_multicast_star_lossless_and_blocks_the_fast_member() {
     );
 }
 
+/// The shipped `scenarios/multicast-star.toml`.
+fn shipped_star() -> String {
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/multicast-star.toml"
+    ))
+    .unwrap()
+}
+
 #[test]
 fn fb_hat_hold_lets_the_representative_scheme_find_its_cp_again() {
     // multicast-star, representative feedback, Qeq 25 frames. As specified, F̂b only grows (it
     // restarts at 63, which the settled queues never reach): the CPs fall silent, the sources
     // return to line rate and a third of the copies are lost. Forgetting F̂b 2 ms after the last
     // CNM restores the control: no loss, queues near Qeq.
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/multicast-star.toml"
-    ))
-    .unwrap();
+    let text = shipped_star();
     let v = "meta.variant=representative-qeq25";
     let literal = run(&text, &[v], None);
     let held = run(&text, &[v, "cc.qcn.multicast_fbhat_hold=2ms"], None);
@@ -399,11 +404,7 @@ fn study_cp_readings_let_the_representative_scheme_keep_control() {
     // study"). With the 802.1Q quantiser no CP reaches 63 at Qeq 25, F̂b never restarts and a
     // third of the frames is lost; counting |Fb| in frames ("-unitq") lets a CP reach 63 and
     // keeps the loss near 0. At Qeq 75 only all three readings ("-studycp") keep control.
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/multicast-star.toml"
-    ))
-    .unwrap();
+    let text = shipped_star();
     let ev = "metrics.events=[\"cnm_sent\"]";
     let loss = |o: &RunOutput| summary_value(o, "mc_loss_rate", "").unwrap();
     let max_fb = |o: &RunOutput| {
