@@ -60,14 +60,15 @@ SWEEP_QUEUE_INTERVAL = "2us"
 
 MS = 1e9  # ps
 
-#: The study's spike durations (seed 001, "Pause + BCN: differences from Bergamasco's results"),
+#: The study's spike durations (seed 001, the BCN calibration study, "Pause + BCN: differences
+#: from Bergamasco's results"),
 #: beside qcnsim's headline variants (|Fb| not saturated, rate floor 1 Gb/s).
 PUBLISHED = [
     dict(metric="core_spike_duration", variant="pause-bcn-edges-on", value=0.003, unit="s",
-         source="001 (BCN calibration study, Pause + BCN): 'Duration of spike - Approx 0.003 with BCN "
+         source="001: 'Duration of spike - Approx 0.003 with BCN "
                 "on at edge switches'"),
     dict(metric="core_spike_duration", variant="pause-bcn-edges-off", value=0.007, unit="s",
-         source="001 (BCN calibration study, Pause + BCN): 'Duration of spike - Approx 0.007 with BCN "
+         source="001: 'Duration of spike - Approx 0.007 with BCN "
                 "off at edge switches'"),
 ]
 

@@ -9,7 +9,7 @@ from ._multicast import post as _post
 # (twelve sources) share sw2->sw3; G3 (six sources) is alone on sw3->R3/R4.
 FAIR = {"G1, G2": 1e9 / 12, "G3": 1e9 / 6}
 
-_S = "002 (multicast QCN study, sec. 4.6.1, multi-link topology)"
+_S = "002"  # the multicast QCN study, sec. 4.6.1 (multi-link topology)
 #: The study's feedback rates (its text quotes them; the enhanced scheme's only as a reduction of
 #: the standard's, so those values are derived: standard x (1 - reduction)).
 PUBLISHED = [

@@ -8,7 +8,7 @@ from ._multicast import post as _post
 # six sources share each 1 Gb/s receiver port: fair share 1 G / 6
 FAIR = {"G": 1e9 / 6}
 
-_S = "002 (multicast QCN study, sec. 4.2-4.3, star topology)"
+_S = "002"  # the multicast QCN study, sec. 4.2-4.3 (star topology)
 #: The study's figures (its text quotes them), beside qcnsim's mean over seeds (802.1Q CP).
 PUBLISHED = [
     dict(metric="mc_feedback_rate (mean over seeds)", variant="standard-qeq25", value=13.16, unit="%",
