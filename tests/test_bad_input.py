@@ -136,6 +136,8 @@ TEXT_CASES = [
      "variants.10.set: flows.0.rate"),
     ("duplicate-variant-name",
      lambda t: t + '\n[[variants]]\nname = "hotspot-1G"\n', "variants.10.name"),
+    ("variant-quick-not-bool",
+     lambda t: t + '\n[[variants]]\nname = "slow"\nquick = "no"\n', "variants.10.quick"),
 ]
 
 

@@ -6,8 +6,10 @@ import sys
 import types
 
 import polars as pl
+import pytest
 from conftest import SHORT, scenario_path
 from qcnsim.reproduce import reproduce
+from sweep_helpers import TRIVIAL
 
 
 def test_hook_gets_runs_and_its_rows_join_the_summary(tmp_path, monkeypatch):
@@ -39,3 +41,37 @@ def test_no_hook_module_means_no_hook():
     from qcnsim.reproduce import experiment_hook
 
     assert experiment_hook("no-such-experiment-xyz") is None
+
+
+QUICK_FLAG = TRIVIAL + """
+[[variants]]
+name = "fast"
+[[variants]]
+name = "slow"
+quick = false
+set = { "flows.0.rate" = "1Gbps" }
+"""
+
+
+def test_quick_false_variants_run_in_the_full_reproduce_only(tmp_path):
+    """A variant with quick = false is left out of reproduce --quick (and said so in the log), and
+    runs in the full reproduce; a scenario whose every variant is full-run-only is refused for
+    --quick before anything runs."""
+    import qcnsim
+
+    scen = tmp_path / "qf.toml"
+    scen.write_text(QUICK_FLAG, encoding="utf-8")
+    assert [(v["name"], v["quick"]) for v in qcnsim.Scenario.load(scen).variants()] == [
+        ("fast", True), ("slow", False)]
+    logs = []
+    s = reproduce(str(scen), tmp_path / "q", quick=True, log=logs.append, echo=lambda s: None)
+    assert sorted(set(s["variant"].to_list())) == ["fast"]
+    assert not (tmp_path / "q" / "slow").exists()
+    assert any("full-run-only variants slow" in x for x in logs), logs
+    s = reproduce(str(scen), tmp_path / "full", log=lambda s: None, echo=lambda s: None)
+    assert sorted(set(s["variant"].to_list())) == ["fast", "slow"]
+    only_slow = tmp_path / "only_slow.toml"
+    only_slow.write_text(QUICK_FLAG.replace('name = "fast"', 'name = "fast"\nquick = false'), encoding="utf-8")
+    with pytest.raises(qcnsim.ScenarioError) as ei:
+        reproduce(str(only_slow), tmp_path / "none", quick=True, log=lambda s: None, echo=lambda s: None)
+    assert ei.value.path == "variants.0.quick" and not (tmp_path / "none").exists()

@@ -161,9 +161,7 @@ def _series_plot(
     colors[None] = cycle[0]
     div, unit = _time_scale(tmax)
     rows, cols = _grid(len(rl))
-    # constrained layout keeps the legend placed outside the panels inside the figure's bounds
-    # (so a plain savefig, and the notebook's PNG, show it whole).
-    fig = Figure(figsize=(4.4 * cols + 1.8, 2.5 * rows + 0.9), layout="constrained")
+    fig = Figure()
     axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False)
     flat = [a for row in axes for a in row]
     for ax in flat[len(rl):]:
@@ -188,12 +186,39 @@ def _series_plot(
             if lab not in labels and not lab.startswith("_"):
                 handles.append(h)
                 labels.append(lab)
-    if handles and (len(labels) > 1 or len(all_keys) != 1 or extra is not None):
-        fig.legend(handles, labels, loc="outside right upper", fontsize="small", frameon=False)
+    legend = handles and (len(labels) > 1 or len(all_keys) != 1 or extra is not None)
+    legend_x = _layout(fig, rows, cols, ragged=len(rl) % cols != 0,
+                       legend_chars=max(len(lab) for lab in labels) if legend else None)
+    if legend:
+        fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(legend_x, 1 - _TOP / fig.get_figheight()),
+                   fontsize="small", frameon=False)
     fig.suptitle(title)
     if out is not None:
         save(fig, out)
     return fig
+
+
+#: Panel grid geometry in inches: panel size, margins, gaps. A fixed layout computed here (rather
+#: than matplotlib's constrained or tight layout, which measure every tick label and cost seconds
+#: on a grid of 18 panels) keeps the legend right of the panels, inside the figure.
+PANEL_W, PANEL_H = 4.0, 2.3
+_LEFT, _BOTTOM, _TOP, _RIGHT = 0.75, 0.55, 0.75, 0.2
+_WGAP, _HGAP, _HGAP_LABELLED = 0.15, 0.35, 0.7
+
+
+def _layout(fig, rows: int, cols: int, ragged: bool, legend_chars: Optional[int]) -> float:
+    """Size ``fig`` for a ``rows`` x ``cols`` panel grid and place the panels; with
+    ``legend_chars`` (its longest label), leave room for a legend right of the panels. ``ragged``:
+    the last row is not full, so panels above its gaps carry x tick labels (a wider row gap).
+    Returns the legend's left edge (figure fraction)."""
+    legend_w = 0.7 + 0.065 * legend_chars if legend_chars is not None else 0.0
+    hgap = _HGAP_LABELLED if ragged and rows > 1 else _HGAP
+    w = _LEFT + cols * PANEL_W + (cols - 1) * _WGAP + _RIGHT + legend_w
+    h = _TOP + rows * PANEL_H + (rows - 1) * hgap + _BOTTOM
+    fig.set_size_inches(w, h)
+    fig.subplots_adjust(left=_LEFT / w, right=(w - _RIGHT - legend_w) / w, bottom=_BOTTOM / h,
+                        top=(h - _TOP) / h, wspace=_WGAP / PANEL_W, hspace=hgap / PANEL_H)
+    return (w - legend_w) / w
 
 
 def save(fig: Optional[Figure], out: Union[str, "os.PathLike[str]"]) -> Optional[Path]:

@@ -315,7 +315,10 @@ def render(reports: Sequence[ExperimentReport], meta: Dict[str, str]) -> str:
                          "</tr></thead><tbody>")
             for v in r.variants:
                 sets = ", ".join(f"{k} = {json.dumps(val)}" for k, val in (v.get("set") or {}).items())
-                parts.append(f"<tr><td>{_e(v['name'])}</td><td>{_e(v.get('description', ''))}</td>"
+                desc = v.get("description", "")
+                if not v.get("quick", True):
+                    desc = f"{desc} (full run only: --quick leaves it out)".strip()
+                parts.append(f"<tr><td>{_e(v['name'])}</td><td>{_e(desc)}</td>"
                              f"<td><code>{_e(sets or '(base scenario)')}</code></td></tr>")
             parts.append("</tbody></table>")
         parts.append("<h3>Interpretations</h3>")

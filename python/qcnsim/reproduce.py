@@ -355,6 +355,15 @@ def reproduce(
     resolved = base.resolved()  # validates the base (and the user's overrides) up front
     variants = base.variants()
     named = bool(variants)  # else the plain base runs, as the one variant "base"
+    if quick and named:
+        # `quick = false` variants run in the full reproduce only (docs/scenario.md#variants)
+        skipped = [v["name"] for v in variants if not v["quick"]]
+        variants = [v for v in variants if v["quick"]]
+        if not variants:
+            raise ScenarioError("every variant has quick = false: --quick would run nothing",
+                                "variants.0.quick", "false", "at least one variant that --quick runs")
+        if skipped:
+            log(f"--quick: leaving out the full-run-only variants {', '.join(skipped)}")
     variants = variants or [{"name": "base", "set": {}}]
     extra = [f"meta.duration={quick_duration(resolved)}"] if quick else []
     out_dir = Path(out_dir)

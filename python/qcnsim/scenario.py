@@ -171,13 +171,15 @@ class Scenario:
 
     def variants(self) -> List[Dict[str, Any]]:
         """The scenario's ``[[variants]]``: a list of ``{"name": str, "set": {path: value},
-        "description": str}``. A variant is the base scenario plus its ``set`` overrides."""
+        "description": str, "quick": bool}``. A variant is the base scenario plus its ``set``
+        overrides; ``quick`` is false for a variant ``reproduce --quick`` leaves out."""
         out = []
         for v in self.resolved().get("variants", None) or []:
             out.append({
                 "name": str(v.get("name", "")),
                 "set": dict(v.get("set", None) or {}),
                 "description": str(v.get("description", "") or ""),
+                "quick": bool(v.get("quick", True)),
             })
         return out
 

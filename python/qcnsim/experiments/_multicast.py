@@ -100,12 +100,12 @@ def run_seeds(ctx) -> List[Tuple[str, int, Results]]:
                                            in zip(ctx.planned, ctx.runs)]
     if n <= 1:
         return out
-    variants = ctx.base.variants()
+    variants = [vname for vname, _ in ctx.planned]  # without the variants --quick leaves out
     # The planned scenarios are [meta.variant=NAME, --quick duration, user --set]: the sweep's base
     # takes the last two and its one axis selects the variant (whose set the user's --set beats).
     base_ovr = ctx.planned[0][1].overrides[1:]
     base = Scenario(ctx.base.text, ctx.base.path, base_ovr, name=ctx.name)
-    axes = {"meta.variant": [v["name"] for v in variants]}
+    axes = {"meta.variant": variants}
     sw = sweep(base, axes, n - 1, mode="zip", first_rep=1, seed=ctx.seed, out=Path(ctx.out_dir) / "seeds",
                fmt=ctx.fmt, progress=False, log=ctx.log)
     if not sw.complete:
@@ -113,7 +113,7 @@ def run_seeds(ctx) -> List[Tuple[str, int, Results]]:
     for v, pid in zip(variants, sw.points["point"].to_list()):
         for r in range(1, n):
             res = sw.result(pid, r)
-            out.append((v["name"], res.seed, res))
+            out.append((v, res.seed, res))
     return out
 
 
@@ -150,6 +150,19 @@ def aggregate(df: pl.DataFrame) -> pl.DataFrame:
             .agg(pl.col("value").mean().alias("mean"), pl.col("value").std(ddof=1).alias("std"),
                  pl.col("value").count().alias("seeds"))
             .sort("metric", "entity", "reading", "scheme", "qeq_frames"))
+
+
+def _margins(fig, left: float, bottom: float, top: float, wgap: float, hgap: float,
+             right: float = 0.2) -> None:
+    """Fixed margins and gaps in inches (matplotlib's tight layout measures every tick label and
+    cost seconds per figure here)."""
+    w, h = fig.get_size_inches()
+    gs = fig.axes[0].get_subplotspec().get_gridspec()
+    rows, cols = gs.get_geometry()
+    pw = (w - left - right - (cols - 1) * wgap) / cols
+    ph = (h - bottom - top - (rows - 1) * hgap) / rows
+    fig.subplots_adjust(left=left / w, right=1 - right / w, bottom=bottom / h, top=1 - top / h,
+                        wspace=wgap / pw, hspace=hgap / ph)
 
 
 def _suffix(rd: str) -> str:
@@ -196,7 +209,7 @@ def plot_cr(runs, out: Path, fair: Dict[str, float], group_of: Dict[str, str],
     axes[0][0].legend(fontsize=6, ncol=2)
     fig.suptitle(f"Current rate of each source (first seed), {READING_LABEL.get(rd, rd)}; dashed: "
                  "fair share", fontsize=10)
-    fig.tight_layout()
+    _margins(fig, left=0.7, bottom=0.55, top=0.65, wgap=0.15, hgap=0.4)
     path = out / f"cr_vs_time{_suffix(rd)}.png"
     fig.savefig(path, dpi=150)
     plt.close(fig)
@@ -233,7 +246,7 @@ def plot_metrics(agg: pl.DataFrame, out: Path, title: str, rd: str = "") -> Opti
     for k in range(len(present), nrow * ncol):
         axes[k // ncol][k % ncol].axis("off")
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    _margins(fig, left=0.75, bottom=0.55, top=0.65, wgap=0.95, hgap=0.8)
     path = out / f"metrics_vs_qeq{_suffix(rd)}.png"
     fig.savefig(path, dpi=150)
     plt.close(fig)

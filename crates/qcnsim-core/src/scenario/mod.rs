@@ -1154,6 +1154,8 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
         }
         var_names.push(vname);
         t.str_or("description", "")?;
+        // `quick = false`: `qcnsim reproduce --quick` leaves this variant out (docs/scenario.md).
+        t.bool_or("quick", true)?;
         let path = t.field("set");
         let set = match t.raw("set") {
             None => Map::new(),
