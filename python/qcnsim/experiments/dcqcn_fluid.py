@@ -26,12 +26,12 @@ metric's suffix and the detail), over the statistics window [``analysis.stats_fr
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import List, Tuple
 
 import polars as pl
 
-from .fluid_xcheck import PS, _stats_from_ps, draw_queue, draw_rates, queue, solve_fluid
+from . import fluid_xcheck
+from .fluid_xcheck import PS, _stats_from_ps, draw_queue, draw_rates, queue
 
 # CoNEXT 2016 (Zhu, Ghobadi, Misra, Padhye), stability section, as summarised from the authors'
 # public sources (jitupadhye-zz/rdma: conext2016/dcqcn-stability.tex): with R_AI = 40 Mb/s and
@@ -68,23 +68,16 @@ def stats(res, model: str) -> List[Tuple[str, float, str]]:
 
 
 def compare(name: str, pkt, fl) -> pl.DataFrame:
-    """Summary rows of one variant: both models' numbers and the packet / fluid ratios."""
-    a, b = stats(pkt, "packet"), stats(fl, "fluid")
-    t0 = _stats_from_ps(pkt) / PS
-    rows = [(m, v, u, f"packet-level run; from {t0:g} s") for m, v, u in a]
-    rows += [(m, v, u, f"DCQCN fluid model; from {t0:g} s") for m, v, u in b]
-    av, bv = {m: v for m, v, _ in a}, {m: v for m, v, _ in b}
-    for key in ("queue_mean", "queue_swing", "rate_mean"):
-        x, y = av[f"{key}_packet"], bv[f"{key}_fluid"]
-        rows.append((f"{key}_ratio", x / y if y else float("nan"), "", "packet / fluid"))
+    """Summary rows of one variant: both models' numbers, the packet / fluid ratios, the
+    published verdict (85 us variants) and the fluid model's delay."""
+    extra = []
     if name in STABLE_PUBLISHED:
-        rows.append(("stable_published", STABLE_PUBLISHED[name], "", _SRC))
+        extra.append(("stable_published", STABLE_PUBLISHED[name], "", _SRC))
     tau = fluid_tau_us(fl)
     if tau is not None:
-        rows.append(("feedback_delay", tau * 1e-6, "s", "the fluid model's delay (the path's round trip)"))
-    return pl.DataFrame({"variant": [name] * len(rows), "metric": [r[0] for r in rows],
-                         "value": [float(r[1]) for r in rows], "unit": [r[2] for r in rows],
-                         "detail": [r[3] for r in rows]})
+        extra.append(("feedback_delay", tau * 1e-6, "s", "the fluid model's delay (the path's round trip)"))
+    return fluid_xcheck.compare(name, pkt, fl, stats_of=stats, fluid_label="DCQCN fluid model",
+                                extra=extra)
 
 
 def fluid_tau_us(fl):
@@ -99,12 +92,9 @@ def fluid_tau_us(fl):
 
 
 def post(ctx):
-    out: Path = ctx.out_dir
     if not ctx.runs:
         return [], None
-    scen = dict(ctx.planned)
-    pairs = [(name, res, solve_fluid(ctx, name, scen[name])) for name, res in ctx.runs]
-    figs = [draw_queue(pairs, out / "dcqcn_queue.png"),
-            draw_rates(pairs, out / "dcqcn_rates.png", rate="RC")]
-    extra = pl.concat([compare(name, pkt, fl) for name, pkt, fl in pairs])
-    return figs, extra
+    pairs = fluid_xcheck.fluid_pairs(ctx)
+    figs = [draw_queue(pairs, ctx.out_dir / "dcqcn_queue.png"),
+            draw_rates(pairs, ctx.out_dir / "dcqcn_rates.png", rate="RC")]
+    return figs, pl.concat([compare(name, pkt, fl) for name, pkt, fl in pairs])

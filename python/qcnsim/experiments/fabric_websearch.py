@@ -1,4 +1,5 @@
-"""fabric-websearch: web-search flows on a 128-host leaf-spine, QCN vs PFC at 30/50/70 % load.
+"""fabric-websearch: web-search flows on a 128-host leaf-spine, QCN vs PFC vs DCQCN over PFC at
+30/50/70 % load.
 
 Draws ``fct_slowdown.png`` (slowdown vs flow size of every variant: points, and the median and
 99th percentile per size bin) and writes ``fct.csv`` / ``fct.md``: per variant and size bin the

@@ -92,16 +92,21 @@ def stats(res, model: str) -> List[Tuple[str, float, str]]:
     ]
 
 
-def compare(name: str, pkt, fl) -> pl.DataFrame:
-    """Summary rows of one variant: both models' numbers and the packet / fluid ratios."""
-    a, b = stats(pkt, "packet"), stats(fl, "fluid")
+def compare(name: str, pkt, fl, stats_of=None, fluid_label: str = "QCN fluid model",
+            extra=()) -> pl.DataFrame:
+    """Summary rows of one variant: both models' numbers (``stats_of(res, model)``, default
+    :func:`stats`) and the packet / fluid ratios, then the ``extra`` (metric, value, unit,
+    detail) rows."""
+    stats_of = stats_of or stats
+    a, b = stats_of(pkt, "packet"), stats_of(fl, "fluid")
     t0 = _stats_from_ps(pkt) / PS
     rows = [(m, v, u, f"packet-level run; from {t0:g} s") for m, v, u in a]
-    rows += [(m, v, u, f"QCN fluid model; from {t0:g} s") for m, v, u in b]
+    rows += [(m, v, u, f"{fluid_label}; from {t0:g} s") for m, v, u in b]
     av, bv = {m: v for m, v, _ in a}, {m: v for m, v, _ in b}
     for key in ("queue_mean", "queue_swing", "rate_mean"):
         x, y = av[f"{key}_packet"], bv[f"{key}_fluid"]
         rows.append((f"{key}_ratio", x / y if y else float("nan"), "", "packet / fluid"))
+    rows += list(extra)
     return pl.DataFrame({"variant": [name] * len(rows), "metric": [r[0] for r in rows],
                          "value": [float(r[1]) for r in rows], "unit": [r[2] for r in rows],
                          "detail": [r[3] for r in rows]})
@@ -162,13 +167,18 @@ def draw_rates(pairs, path: Path, rate: str = "CR") -> Path:
     return _save(fig, path)
 
 
+def fluid_pairs(ctx):
+    """(variant, packet results, fluid results) of every variant run: the fluid model of the
+    same scenario solved beside each packet run."""
+    scen = dict(ctx.planned)
+    return [(name, res, solve_fluid(ctx, name, scen[name])) for name, res in ctx.runs]
+
+
 def post(ctx):
     out: Path = ctx.out_dir
     if not ctx.runs:
         return [], None
-    scen = dict(ctx.planned)
-    pairs = [(name, res, solve_fluid(ctx, name, scen[name])) for name, res in ctx.runs]
+    pairs = fluid_pairs(ctx)
     figs = [draw_queue(pairs, out / "xcheck_queue.png", set_point=_q_eq_bytes),
             draw_rates(pairs, out / "xcheck_rates.png")]
-    extra = pl.concat([compare(name, pkt, fl) for name, pkt, fl in pairs])
-    return figs, extra
+    return figs, pl.concat([compare(name, pkt, fl) for name, pkt, fl in pairs])

@@ -3,12 +3,12 @@
 //! ([`DcqcnVariant`], one definition per variant in proto/dcqcn.rs); the keys are defined in
 //! the parameter table (params.rs, `cc.dcqcn*`).
 
-use super::params::{spec, Kind, DC, DC_CP, DC_NP, DC_RP};
+use super::params::{self, spec, Kind, DC, DC_CP, DC_NP, DC_RP};
 use super::reader::{Res, TableReader};
 use super::{port_selection, Json, Scenario};
 use crate::proto::dcqcn::{DcqcnVariant, EcnParams, MarkAt};
 use crate::proto::qcn_rp::{AlphaUpdate, HaiMode, RpParams, StageGate, TargetClamp};
-use crate::units::{self, SimTime};
+use crate::units::SimTime;
 
 /// The DCQCN configuration of a scenario.
 #[derive(Debug, Clone)]
@@ -47,35 +47,11 @@ fn key(section: &str, k: &str) -> &'static str {
 }
 
 fn bytes(t: &mut TableReader, section: &str, k: &str, default: u64) -> Res<u64> {
-    let s = spec(section, k);
-    let Kind::Bytes { min, max } = s.kind else {
-        unreachable!()
-    };
-    let v = t.bytes_or(s.key, default)?;
-    if !(min..=max).contains(&v) {
-        return Err(t.err(
-            s.key,
-            format!("\"{v}B\""),
-            format!("a size from {min}B to {max}B"),
-        ));
-    }
-    Ok(v)
+    params::read_bytes_or(t, spec(section, k), default)
 }
 
 fn time(t: &mut TableReader, section: &str, k: &str, default: SimTime) -> Res<SimTime> {
-    let s = spec(section, k);
-    let Kind::Time { min } = s.kind else {
-        unreachable!()
-    };
-    let v = t.time_or(s.key, default)?;
-    if v < min {
-        return Err(t.err(
-            s.key,
-            format!("{:?}", units::fmt_time(v)),
-            format!("a time of at least {}", units::fmt_time(min)),
-        ));
-    }
-    Ok(v)
+    params::read_time_or(t, spec(section, k), default)
 }
 
 fn float(t: &mut TableReader, section: &str, k: &str, default: f64) -> Res<f64> {

@@ -1612,25 +1612,7 @@ fn check_dcqcn(sc: &Scenario) -> Res<()> {
             ),
         ));
     }
-    for f in &sc.flows {
-        let line = sc.links[f.path[0] / 2].rate_bps;
-        if sc.dcqcn.rp.min_rate_bps > line {
-            return Err(ScenarioError::new(
-                "cc.dcqcn.rp.min_rate",
-                format!("{:?}", units::fmt_rate(sc.dcqcn.rp.min_rate_bps)),
-                format!(
-                    "a rate up to the line rate {} of flow {:?}",
-                    units::fmt_rate(line),
-                    f.name
-                ),
-            ));
-        }
-        let mut p = sc.dcqcn.rp.clone();
-        p.line_rate_bps = line;
-        p.validate()
-            .map_err(|e| ScenarioError::new("cc.dcqcn.rp", "these parameters", e))?;
-    }
-    Ok(())
+    check_rp_params(sc, &sc.dcqcn.rp, "cc.dcqcn.rp")
 }
 
 /// Qeq must lie below the buffer of every port that runs a CP.
@@ -1671,12 +1653,18 @@ fn check_rp(sc: &Scenario) -> Res<()> {
         .cp
         .validate()
         .map_err(|e| ScenarioError::new("cc.qcn.cp", "these parameters", e))?;
+    check_rp_params(sc, &sc.qcn.rp, "cc.qcn.rp")
+}
+
+/// Reaction-point parameters `rp` (read from table `key`) against every flow's line rate:
+/// the minimum rate, the start rate, then the parameters' own ranges.
+fn check_rp_params(sc: &Scenario, rp: &RpParams, key: &str) -> Res<()> {
     for f in &sc.flows {
         let line = sc.links[f.path[0] / 2].rate_bps;
-        if sc.qcn.rp.min_rate_bps > line {
+        if rp.min_rate_bps > line {
             return Err(ScenarioError::new(
-                "cc.qcn.rp.min_rate",
-                format!("{:?}", units::fmt_rate(sc.qcn.rp.min_rate_bps)),
+                format!("{key}.min_rate"),
+                format!("{:?}", units::fmt_rate(rp.min_rate_bps)),
                 format!(
                     "a rate up to the line rate {} of flow {:?}",
                     units::fmt_rate(line),
@@ -1684,24 +1672,24 @@ fn check_rp(sc: &Scenario) -> Res<()> {
                 ),
             ));
         }
-        if let Some(r) = sc.qcn.rp.start_rate_bps {
-            if r > line || r < sc.qcn.rp.min_rate_bps {
+        if let Some(r) = rp.start_rate_bps {
+            if r > line || r < rp.min_rate_bps {
                 return Err(ScenarioError::new(
-                    "cc.qcn.rp.start_rate",
+                    format!("{key}.start_rate"),
                     format!("{:?}", units::fmt_rate(r)),
                     format!(
-                        "a rate from cc.qcn.rp.min_rate ({}) up to the line rate {} of flow {:?}",
-                        units::fmt_rate(sc.qcn.rp.min_rate_bps),
+                        "a rate from {key}.min_rate ({}) up to the line rate {} of flow {:?}",
+                        units::fmt_rate(rp.min_rate_bps),
                         units::fmt_rate(line),
                         f.name
                     ),
                 ));
             }
         }
-        let mut p = sc.qcn.rp.clone();
+        let mut p = rp.clone();
         p.line_rate_bps = line;
         p.validate()
-            .map_err(|e| ScenarioError::new("cc.qcn.rp", "these parameters", e))?;
+            .map_err(|e| ScenarioError::new(key, "these parameters", e))?;
     }
     Ok(())
 }

@@ -222,10 +222,15 @@ pub fn spec(section: &str, key: &str) -> &'static ParamSpec {
 }
 
 pub(super) fn read_bytes(t: &mut TableReader, s: &'static ParamSpec) -> Res<u64> {
+    read_bytes_or(t, s, units::parse_bytes(s.default).expect("default parses"))
+}
+
+/// [`read_bytes`] with a default given by the caller (a key whose default depends on another,
+/// e.g. `cc.dcqcn.variant`).
+pub(super) fn read_bytes_or(t: &mut TableReader, s: &'static ParamSpec, default: u64) -> Res<u64> {
     let Kind::Bytes { min, max } = s.kind else {
         unreachable!()
     };
-    let default = units::parse_bytes(s.default).expect("default parses");
     let v = t.bytes_or(s.key, default)?;
     if !(min..=max).contains(&v) {
         return Err(t.err(
@@ -238,10 +243,15 @@ pub(super) fn read_bytes(t: &mut TableReader, s: &'static ParamSpec) -> Res<u64>
 }
 
 pub(super) fn read_time(t: &mut TableReader, s: &'static ParamSpec) -> Res<u64> {
+    read_time_or(t, s, units::parse_time(s.default).expect("default parses"))
+}
+
+/// [`read_time`] with a default given by the caller.
+pub(super) fn read_time_or(t: &mut TableReader, s: &'static ParamSpec, default: u64) -> Res<u64> {
     let Kind::Time { min } = s.kind else {
         unreachable!()
     };
-    let v = t.time_or(s.key, units::parse_time(s.default).expect("default parses"))?;
+    let v = t.time_or(s.key, default)?;
     if v < min {
         return Err(t.err(
             s.key,
