@@ -108,6 +108,34 @@ def test_run_writes_results(tmp_path):
     assert "recovery_time" in r.stdout  # the summary is printed
 
 
+def test_run_fluid_solver(tmp_path):
+    """qcnsim run --solver fluid writes the fluid model's tables, the same as qcnsim.fluid();
+    --seed is refused (the model draws no random numbers); a scenario the fluid model cannot take
+    is a user error naming the field, before anything is written."""
+    import polars as pl
+    import qcnsim
+
+    out = tmp_path / "f"
+    sets = _sets(["meta.duration=20ms", "analysis.stats_from=5ms", "analysis.stats_to=20ms"])
+    r = run_cli("run", scenario_path("fluid-xcheck"), "--solver", "fluid", "--variant", "rtt100", "--out", out,
+                *sets, "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    assert "fluid solver" in r.stderr and "fluid_queue_mean" in r.stdout
+    info = json.loads((out / "run.json").read_text())
+    assert info["solver"] == "fluid" and info["resolved"]["links"][1]["delay"] == "50us"
+    got = pl.read_csv(out / "summary.csv")
+    want = qcnsim.fluid(qcnsim.Scenario.load(scenario_path("fluid-xcheck")).with_overrides(
+        ["meta.duration=20ms", "analysis.stats_from=5ms", "analysis.stats_to=20ms"]).variant("rtt100")).summary
+    assert got["metric"].to_list() == want["metric"].to_list()
+    assert got["value"].to_list() == pytest.approx(want["value"].to_list(), rel=1e-12)
+    assert {"queue_samples.csv", "rp_rates.csv", "fluid_inputs.csv"} <= {p.name for p in out.iterdir()}
+    assert_user_error(run_cli("run", scenario_path("fluid-xcheck"), "--solver", "fluid", "--seed", "3",
+                              "--out", tmp_path / "s"), "--seed has no effect with --solver fluid")
+    assert_user_error(run_cli("run", scenario_path("multicast-star"), "--solver", "fluid", "--out", tmp_path / "m"),
+                      "analysis.bottleneck")
+    assert not (tmp_path / "s").exists() and not (tmp_path / "m").exists()
+
+
 def test_run_variant_default_out(tmp_path):
     r = run_cli("run", scenario_path("hw-hotspot-1src"), "--variant", "hotspot-1G", *_sets(SHORT),
                 cwd=tmp_path)

@@ -85,6 +85,7 @@ def test_reproduce_multicast_star_seeds_figures_and_table(tmp_path):
     assert any("leaving out the full-run-only variants" in x and "standard-qeq75-studycp" in x for x in logs)
     assert (fb["seeds"] == 2).all()  # --quick: two seeds per point
     assert "quick" in (tmp_path / "metrics.md").read_text()
+    assert "Headline: the variants without a suffix: the 802.1Q CP" in (tmp_path / "summary.md").read_text()
     loss = summary.filter(pl.col("metric") == "mc_loss_rate (mean over seeds)")
     quick_variants = [v["name"] for v in qcnsim.Scenario.load(scenario_path("multicast-star")).variants()
                       if v["quick"]]

@@ -75,3 +75,32 @@ def test_quick_false_variants_run_in_the_full_reproduce_only(tmp_path):
     with pytest.raises(qcnsim.ScenarioError) as ei:
         reproduce(str(only_slow), tmp_path / "none", quick=True, log=lambda s: None, echo=lambda s: None)
     assert ei.value.path == "variants.0.quick" and not (tmp_path / "none").exists()
+
+
+def test_headline_goes_into_summary_published_and_report(tmp_path, monkeypatch):
+    """An experiment module's HEADLINE (which variants carry the headline result, and why) is
+    written under the title of summary.md and published.md and shown in the --all report; a
+    HEADLINE that is not a non-empty string fails before anything runs."""
+    from qcnsim.report import reproduce_all
+
+    d = tmp_path / "scen"
+    d.mkdir()
+    (d / "tiny.toml").write_text(TRIVIAL, encoding="utf-8")
+    monkeypatch.setenv("QCNSIM_SCENARIOS", str(d))
+    mod = types.ModuleType("qcnsim.experiments.tiny")
+    mod.HEADLINE = "the base run <b>, because it is the only one"
+    mod.PUBLISHED = [dict(metric="nothing_measured", variant=None, value=1.0, unit="B",
+                          source="test: 'a quote'")]
+    monkeypatch.setitem(sys.modules, "qcnsim.experiments.tiny", mod)
+    echoed = []
+    reproduce("tiny", tmp_path / "one", log=lambda s: None, echo=echoed.append)
+    for f in ("summary.md", "published.md"):
+        lines = (tmp_path / "one" / f).read_text(encoding="utf-8").splitlines()
+        assert lines[2] == "Headline: the base run <b>, because it is the only one", (f, lines[:4])
+    assert any(e.startswith("\nheadline: the base run") for e in echoed)
+    path, _ = reproduce_all(tmp_path / "all", names=["tiny"], log=lambda s: None, echo=lambda s: None)
+    assert "<b>Headline:</b> the base run &lt;b&gt;, because it is the only one" in path.read_text(encoding="utf-8")
+    mod.HEADLINE = ""
+    with pytest.raises(ValueError, match="HEADLINE: expected a non-empty string"):
+        reproduce("tiny", tmp_path / "bad", log=lambda s: None, echo=lambda s: None)
+    assert not (tmp_path / "bad").exists()

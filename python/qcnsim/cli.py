@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed, help="master seed (overrides meta.seed)")
     p.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="table format")
     p.add_argument("--variant", metavar="NAME", help="apply one of the scenario's [[variants]]")
+    p.add_argument("--solver", choices=("packet", "fluid"), default="packet",
+                   help="packet: the packet-level simulator (default); fluid: the QCN or DCQCN fluid "
+                        "model of the scenario (fluid.model; docs/models/fluid.md)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
     p = sub.add_parser("validate", help="check a scenario file and print a one-line summary")
@@ -145,18 +148,28 @@ def _load(path: str):
 
 
 def cmd_run(a) -> int:
-    from .run import run
+    from .run import fluid, run
 
+    if a.solver == "fluid" and a.seed is not None:
+        raise CliError("--seed has no effect with --solver fluid: the fluid model is deterministic "
+                       "and draws no random numbers")
     sc = _load(a.scenario).with_overrides(a.overrides)
     if a.variant:
         sc = sc.variant(a.variant)
     sc.validate()
     out = Path(a.out) if a.out else Path("results") / Path(a.scenario).stem / (a.variant or "")
     check_result_dir(out)  # before simulating: never lose the run, never overwrite the user's files
-    res = run(sc, seed=a.seed, progress=False if a.no_progress else None)
+    if a.solver == "fluid":
+        res = fluid(sc)
+    else:
+        res = run(sc, seed=a.seed, progress=False if a.no_progress else None)
     res.write(out, fmt=a.format)
     _print_summary(res)
     info = res.run_info
+    if a.solver == "fluid":
+        print(f"wrote {out} (fluid solver, {info['sim_time_s']:g} s solved in {info['wall_s']:.2f} s "
+              f"wall, {info.get('events', 0)} steps)", file=sys.stderr)
+        return 0
     eps = info.get("events_per_s") or 0.0
     print(f"wrote {out} (seed {info['seed']}, {info['sim_time_s']:g} s simulated in "
           f"{info['wall_s']:.2f} s wall, {eps / 1e6:.2f} M events/s)", file=sys.stderr)

@@ -133,6 +133,7 @@ class ExperimentReport:
     figures: List[Path] = field(default_factory=list)
     summary: Optional[pl.DataFrame] = None
     published: Optional[pl.DataFrame] = None
+    headline: Optional[str] = None
     runs: List[Dict[str, Any]] = field(default_factory=list)
     wall_s: float = 0.0
     error: Optional[str] = None
@@ -165,7 +166,7 @@ def reproduce_all(
     """Run every reference experiment (``names``, default :func:`qcnsim.reproduce.list_experiments`)
     into ``out_dir/<name>/`` and write ``out_dir/report.html``. Returns the report path and the
     per-experiment records (``error`` is set for an experiment that failed)."""
-    from .reproduce import find_scenario, list_experiments, reproduce
+    from .reproduce import experiment_headline, find_scenario, list_experiments, reproduce
 
     out = Path(out_dir)
     check_reproduce_dir(out, "out_dir")
@@ -186,6 +187,7 @@ def reproduce_all(
             rep.description = str((resolved.get("meta") or {}).get("description") or "")
             rep.variants = sc.variants() or [{"name": "base", "set": {}, "description": ""}]
             rep.interpretations = interpretations(sc.text)
+            rep.headline = experiment_headline(sc.path.stem if sc.path is not None else Path(name).stem)
             figs: List[Path] = []
             pub: List[pl.DataFrame] = []
             rep.summary = reproduce(name, rep.out_dir, quick=quick, seed=seed, fmt=fmt, progress=progress,
@@ -303,6 +305,8 @@ def render(reports: Sequence[ExperimentReport], meta: Dict[str, str]) -> str:
         parts.append(f"<h2 id='{_slug(r.name)}'>{_e(r.name)}</h2>")
         if r.description:
             parts.append(f"<p>{_e(r.description)}</p>")
+        if r.headline:
+            parts.append(f"<p><b>Headline:</b> {_e(r.headline)}</p>")
         if r.error:
             parts.append(f"<div class='err'>{_e(r.error)}</div>")
         if r.published is not None:

@@ -6,7 +6,8 @@ figures and build a combined summary table.
     out_dir/<variant>/      one result directory per variant (tables + run.json)
     out_dir/throughput.png  one panel per variant (also queue.png, cr.png, tr.png; see plot.py)
     out_dir/summary.csv     variant column + the summary rows of every variant
-    out_dir/summary.md      the same as a Markdown table
+    out_dir/summary.md      the same as a Markdown table (under the module's ``HEADLINE``, if any:
+                            which variants carry the headline result and why)
     out_dir/published.csv   the published values beside qcnsim's (when the experiment module
     out_dir/published.md    defines ``PUBLISHED``, see :func:`published_table`)
 
@@ -243,26 +244,45 @@ def published_table(entries: Sequence[Dict[str, Any]], summary: pl.DataFrame) ->
     return pl.DataFrame(rows, schema=PUBLISHED_SCHEMA)
 
 
-def experiment_published(stem: str) -> Optional[List[Dict[str, Any]]]:
-    """The ``PUBLISHED`` list of module ``qcnsim.experiments.<stem>``, if it defines one."""
+def _experiment_module(stem: str):
+    """Module ``qcnsim.experiments.<stem with _ for ->``, or None when there is none."""
     modname = "qcnsim.experiments." + re.sub(r"[^0-9a-zA-Z_]", "_", stem)
     try:
-        mod = importlib.import_module(modname)
+        return importlib.import_module(modname)
     except ModuleNotFoundError as e:
         if e.name == modname:
             return None
         raise
+
+
+def experiment_published(stem: str) -> Optional[List[Dict[str, Any]]]:
+    """The ``PUBLISHED`` list of module ``qcnsim.experiments.<stem>``, if it defines one."""
+    mod = _experiment_module(stem)
     entries = getattr(mod, "PUBLISHED", None)
-    return None if entries is None else check_published(entries, f"{modname}.PUBLISHED")
+    return None if entries is None else check_published(entries, f"{mod.__name__}.PUBLISHED")
+
+
+def experiment_headline(stem: str) -> Optional[str]:
+    """The ``HEADLINE`` of module ``qcnsim.experiments.<stem>``, if it defines one: which
+    variants carry the experiment's headline result (where it ships several readings of a
+    study side by side) and why. ``reproduce`` writes it into summary.md and published.md."""
+    mod = _experiment_module(stem)
+    text = getattr(mod, "HEADLINE", None)
+    if text is not None and (not isinstance(text, str) or not text.strip()):
+        raise ValueError(f"{mod.__name__}.HEADLINE: expected a non-empty string, got {text!r}")
+    return text
 
 
 def write_published(stem: str, entries: Sequence[Dict[str, Any]], summary: pl.DataFrame, out_dir: Path,
-                    quick: bool = False) -> pl.DataFrame:
+                    quick: bool = False, headline: Optional[str] = None) -> pl.DataFrame:
     """Write ``published.csv`` / ``published.md`` of experiment ``stem`` (its ``PUBLISHED``
-    ``entries`` matched with its combined ``summary``) into ``out_dir``; return the table."""
+    ``entries`` matched with its combined ``summary``; its ``headline``, if any, under the title)
+    into ``out_dir``; return the table."""
     table = published_table(entries, summary)
     table.write_csv(out_dir / "published.csv")
     title = f"# {stem}{' (quick)' if quick else ''}: published values beside qcnsim's\n\n"
+    if headline:
+        title += f"Headline: {headline}\n\n"
     note = ("ratio = qcnsim / published. A --quick run: where it is shorter than the full run "
             "(meta.quick_duration), its values are not comparable.\n\n" if quick else "ratio = qcnsim / published.\n\n")
     body = to_markdown(table) if table.height else "(the study states no number to compare with)\n"
@@ -321,14 +341,7 @@ def experiment_hook(stem: str):
     module exists. It draws the experiment's own figures (and may run extra runs, e.g. a
     parameter study) and returns ``(figure paths, extra summary rows or None)``; the extra rows
     use the summary's columns (variant, metric, value, unit, detail)."""
-    modname = "qcnsim.experiments." + re.sub(r"[^0-9a-zA-Z_]", "_", stem)
-    try:
-        mod = importlib.import_module(modname)
-    except ModuleNotFoundError as e:
-        if e.name == modname:
-            return None
-        raise
-    return getattr(mod, "post", None)
+    return getattr(_experiment_module(stem), "post", None)
 
 
 def reproduce(
@@ -351,6 +364,7 @@ def reproduce(
     found = find_scenario(name)
     stem = found.path.stem if found.path is not None else Path(name).stem
     published = experiment_published(stem)  # a broken list fails before anything runs
+    headline = experiment_headline(stem)
     base = found.with_overrides(list(overrides))
     resolved = base.resolved()  # validates the base (and the user's overrides) up front
     variants = base.variants()
@@ -408,10 +422,14 @@ def reproduce(
     summary.write_csv(out_dir / "summary.csv")
     md = to_markdown(summary)
     title = f"# {stem}{' (quick)' if quick else ''}\n\n"
+    if headline:
+        title += f"Headline: {headline}\n\n"
     (out_dir / "summary.md").write_text(title + md, encoding="utf-8")
     echo(md.rstrip("\n"))
+    if headline:
+        echo(f"\nheadline: {headline}")
     if published is not None:
-        pub = write_published(stem, published, summary, out_dir, quick=quick)
+        pub = write_published(stem, published, summary, out_dir, quick=quick, headline=headline)
         if published_out is not None:
             published_out.append(pub)
         echo("\npublished values beside qcnsim's (ratio = qcnsim / published):\n"

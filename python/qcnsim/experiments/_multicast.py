@@ -70,6 +70,11 @@ READINGS = {("linear", "table", "sample"): "", ("unit", "table", "sample"): "uni
             ("unit", "every_frame", "feedback"): "studycp"}
 READING_LABEL = {"": "802.1Q CP", "unitq": "unit quantiser", "studycp": "study CP (unit quantiser, "
                  "every frame, Qold at feedback)"}
+#: Which variants carry the headline result, and why (both multicast experiments).
+HEADLINE = ("the variants without a suffix: the 802.1Q CP (the study leaves the switch's operations "
+            "as the standard defines them and names no other quantiser or sampling); the study-CP "
+            "readings run beside them as -unitq and -studycp (at Qeq 25 frames only with --quick). "
+            "docs/models/multicast.md, \"Readings of the study\"")
 #: The 802.1Q sampling table's shortest mean interval (qntzFb >= 56): one sample per 18.5 KB.
 TABLE_MIN_INTERVAL_BYTES = 18_500
 
@@ -337,9 +342,7 @@ def post(ctx, fair: Dict[str, float], published: Sequence[dict] = ()):
     for r in bound_rows:
         ctx.log(f"{ctx.name}: {r['variant']}: feedback rate bound of an 802.1Q CP {r['value']:.2f} %; "
                 + r["detail"].split("; ", 1)[1])
-    ctx.log(f"{ctx.name}: headline = the 802.1Q CP (the study leaves the switch's operations as "
-            "the standard defines them); the study-CP readings run as the variants -unitq and "
-            "-studycp")
+    ctx.log(f"{ctx.name}: headline: {HEADLINE}")
     rows = agg.filter(pl.col("metric").is_in(list(METRICS)))
     extra = rows.select(
         (pl.col("scheme") + "-qeq" + pl.col("qeq_frames").cast(pl.Utf8)

@@ -73,6 +73,14 @@ PUBLISHED = [
 ]
 
 
+#: Which variants carry the headline result, and why (written into summary.md by reproduce).
+HEADLINE = ("the variants without a suffix: |Fb| not saturated (cc.bcn.cp.fb_max = \"off\": in the BCN "
+            "proposal the message carries Qoff and Qdelta and the regulator computes Fb) and a 1 Gb/s "
+            "rate floor (the study lists Rmin 1 Gbps under the PAUSE + BCN data set, which has no "
+            "BCN(0,0)); the earlier readings run beside them as -fbsat (|Fb| <= 1875 pages) and "
+            "-fbsat-floor5M (also a 5 Mb/s floor; full reproduce only). docs/models/bcn.md")
+
+
 def jain(xs: Sequence[float]) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2); 1 = fair. NaN without traffic."""
     xs = list(xs)
@@ -320,10 +328,7 @@ def post(ctx):
                    hline=(24.0, "Qeq 24 KB")),
     ]
     rows = spike_rows(runs)
-    ctx.log("headline: |Fb| not saturated (cc.bcn.cp.fb_max = \"off\": the BCN proposal's message "
-            "carries Qoff and Qdelta and the regulator computes Fb) and a 1 Gb/s rate floor (the "
-            "study lists Rmin 1 Gbps under the PAUSE + BCN data set); the earlier readings run as the "
-            "variants -fbsat (|Fb| <= 1875 pages) and -fbsat-floor5M")
+    ctx.log(f"headline: {HEADLINE}")
     fig, ax = plt.subplots(figsize=(7, 3.5))
     ax.bar([r["variant"] for r in rows],
            [0 if math.isnan(r["value"]) else r["value"] * 1e3 for r in rows])

@@ -30,6 +30,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
 # What seed 004 (NEC / Stanford, 10G QCN hardware, 4 RPs) reports for its four conditions.
+#: Which variants carry the headline result, and why (written into summary.md by reproduce).
+HEADLINE = ("a-qcn .. d-qcn-pause: the NICs answer PAUSE after 0.1 us (flow_control.response_delay), "
+            "the order of an FPGA MAC's receive path (the study's NIC is an FPGA board; "
+            "docs/models/pause.md); c-pause-8023max and d-qcn-pause-8023max run the 802.3 maximum "
+            "(67 quanta) beside them")
 PUBLISHED = [
     dict(metric="recovery_time", variant="a-qcn", value=70.0, unit="ms",
          source="004: 'Recovery Time: 70 msec' (4-RPs, QCN, Delay Line: disabled; "

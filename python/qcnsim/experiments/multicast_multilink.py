@@ -3,6 +3,7 @@ multiple-bottleneck multicast experiment (see :mod:`qcnsim.experiments._multicas
 
 from __future__ import annotations
 
+from ._multicast import HEADLINE  # noqa: F401  (reproduce reads it)
 from ._multicast import post as _post
 
 # max-min fair shares on the chain (all links 1 Gb/s, every source offers 200 Mb/s): G1 and G2

@@ -3,6 +3,7 @@ star experiment (see :mod:`qcnsim.experiments._multicast`)."""
 
 from __future__ import annotations
 
+from ._multicast import HEADLINE  # noqa: F401  (reproduce reads it)
 from ._multicast import post as _post
 
 # six sources share each 1 Gb/s receiver port: fair share 1 G / 6

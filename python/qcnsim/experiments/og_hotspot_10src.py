@@ -34,6 +34,11 @@ PS = 1e12
 # What seed 003 (Kabbani, Pan, Prabhakar, Seaman, "QCN: stably improving transient response")
 # states for the OG hotspot runs. "350+" / "300+" are lower bounds, entered as 350 / 300 ms. The
 # transient-time improvement of target-rate reduction is shown only as a figure (no number).
+#: Which variants carry the headline result, and why (written into summary.md by reproduce).
+HEADLINE = ("for path-based push-back, rtt40-pushback-5ms: one cycle counter (the slides: \"when timer "
+            "or byte-counter expires: go to next cycle\", \"Fb99: go back one cycle\"; "
+            "cc.qcn.pushback.cycle_counter = \"one\"); rtt40-pushback-5ms-2ctr runs the pseudo code's "
+            "two stage counters beside it. docs/models/qcn-transient.md")
 PUBLISHED = [
     dict(metric="recovery_time", variant="rtt500-qcn", value=350.0, unit="ms",
          source="003: 'Time improvement -- 350+ msces down to 38 msecs' (SONAR slide, RTT = 500 usec; "
