@@ -466,7 +466,7 @@ fn flow_control_rows(sc: &Scenario, ports: &Table, rows_dropped: u64, rows: &mut
             crate::scenario::Capacity::Frames(n) => {
                 Some(n * crate::scenario::flow_control::max_frame(sc) as u64)
             }
-            crate::scenario::Capacity::Infinite => None,
+            crate::scenario::Capacity::Infinite | crate::scenario::Capacity::Shared => None,
         };
         if sc.is_switch_port(b) && sc.fc.switches[sw] {
             let name = sc.port_name(b);

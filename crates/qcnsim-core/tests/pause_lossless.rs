@@ -338,3 +338,48 @@ xon = "20KB"
     let lost: i64 = i64s(table(&out, "flows"), "dropped_frames").iter().sum();
     assert_eq!(lost, 0, "no loss at the bound");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// The same networks with a shared memory in every switch (docs/models/buffer.md): with the
+    /// automatic headroom (the link's bound plus one frame, in cells) a lossless PG drops
+    /// nothing, whatever the shared region, the dynamic threshold's alpha and the cell size.
+    /// (With `headroom = "100B"` instead, it fails within a few cases.)
+    #[test]
+    fn lossless_pgs_of_a_shared_memory_never_drop_with_auto_headroom(
+        n in net(),
+        shared in 0u64..=200_000,
+        alpha_pm in 0u64..=4000,
+        cell in prop_oneof![Just(1u32), Just(64), Just(208)],
+    ) {
+        let (text, lossless) = build(&n);
+        let text = format!(
+            "{text}[shared_buffer]\ncell = \"{cell}B\"\ningress_alpha = {}\n",
+            alpha_pm as f64 / 1000.0
+        );
+        let sc = scenario::load(&text, &["shared_buffer.size=100GB".to_string()])
+            .expect("generated scenario is valid");
+        let links_ok = (0..sc.n_ports()).all(|p| {
+            !sc.is_switch_port(p ^ 1) || flow_control::refresh_in_time(&sc, p)
+        });
+        prop_assume!(links_ok);
+        let headroom = (0..sc.nodes.len())
+            .filter(|&k| sc.buffer.has(k))
+            .map(|k| scenario::buffer::mmu_config(&sc, k).pg_headroom.iter().sum::<u64>())
+            .max()
+            .unwrap_or(0)
+            * cell as u64;
+        let size = (headroom + shared).max(64);
+        let out = run(&text, &[&format!("shared_buffer.size={size}B")], None);
+        let flows = table(&out, "flows");
+        let names = strs(flows, "flow");
+        let drops = i64s(flows, "dropped_frames");
+        for f in &lossless {
+            let i = row_of(names, f);
+            prop_assert_eq!(drops[i], 0, "flow {} lost frames at a switch (pool {} B)\n{}", f, size, text);
+        }
+        let sb = table(&out, "switch_buffer");
+        prop_assert!(i64s(sb, "drop_headroom_frames").iter().all(|&d| d == 0));
+    }
+}

@@ -4,6 +4,7 @@
 
 pub mod bcn;
 pub mod dcqcn;
+pub mod buffer;
 pub mod multicast;
 pub mod nic_fb;
 pub mod pause;

@@ -350,16 +350,22 @@ pub fn parse(sc: &Scenario, t: &mut TableReader) -> Res<FlowControlSpec> {
     }
 
     // switches that send flow control
+    fc.switches = switch_set(sc, t, "switches")?;
+    Ok(fc)
+}
+
+/// A set of switches given as `"all"` (the default) or a list of switch names; per node.
+pub fn switch_set(sc: &Scenario, t: &mut TableReader, key: &'static str) -> Res<Vec<bool>> {
     let n = sc.nodes.len();
-    let sw_path = t.field("switches");
+    let sw_path = t.field(key);
     let all = || -> Vec<bool> {
         (0..n)
             .map(|i| sc.nodes[i].kind == NodeKind::Switch)
             .collect()
     };
-    fc.switches = match t.raw("switches") {
+    Ok(match t.raw(key) {
         None => {
-            t.put("switches", Json::String("all".into()));
+            t.put(key, Json::String("all".into()));
             all()
         }
         Some(Value::String(s)) if s == "all" => all(),
@@ -385,7 +391,7 @@ pub fn parse(sc: &Scenario, t: &mut TableReader) -> Res<FlowControlSpec> {
                 }
             }
             t.put(
-                "switches",
+                key,
                 Json::from(
                     (0..n)
                         .filter(|&i| sel[i])
@@ -402,8 +408,7 @@ pub fn parse(sc: &Scenario, t: &mut TableReader) -> Res<FlowControlSpec> {
                 format!("\"all\" or a list of switch names ({})", switch_names(sc)),
             ))
         }
-    };
-    Ok(fc)
+    })
 }
 
 fn switch_names(sc: &Scenario) -> String {
@@ -431,7 +436,7 @@ pub fn check(sc: &Scenario) -> Res<()> {
         let cap = match sc.port_capacity(e) {
             Capacity::Bytes(b) => b,
             Capacity::Frames(n) => n * mf,
-            Capacity::Infinite => continue,
+            Capacity::Infinite | Capacity::Shared => continue,
         };
         if cap < fc.xoff_bytes + mf {
             return Err(ScenarioError::new(

@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod dcqcn;
+pub mod buffer;
 pub mod expand;
 pub mod flow_control;
 pub mod fluid;
@@ -35,6 +36,10 @@ pub enum Capacity {
     Bytes(u64),
     Frames(u64),
     Infinite,
+    /// The port's switch has a shared memory (`[shared_buffer]`, docs/models/buffer.md): its
+    /// admission decides, not a per-port size. Never parsed; [`Scenario::port_capacity`]
+    /// returns it.
+    Shared,
 }
 
 impl Capacity {
@@ -62,6 +67,7 @@ impl Capacity {
             Capacity::Bytes(b) => format!("{b}B"),
             Capacity::Frames(n) => format!("{n}frames"),
             Capacity::Infinite => "infinite".to_string(),
+            Capacity::Shared => "shared".to_string(),
         }
     }
 }
@@ -299,6 +305,8 @@ pub struct Scenario {
     pub dcqcn: dcqcn::DcqcnSpec,
     /// Link-level flow control (PAUSE / PFC).
     pub fc: FlowControlSpec,
+    /// Shared-buffer switches (off: a private buffer per egress queue).
+    pub buffer: buffer::SharedBufferSpec,
     pub metrics: MetricsSpec,
     pub analysis: AnalysisSpec,
     /// Routing tables (switch × switch plus host attachments; scenario/routes.rs).
@@ -370,6 +378,9 @@ impl Scenario {
     /// Egress buffer of a port.
     pub fn port_capacity(&self, p: PortIx) -> Capacity {
         let (from, _) = self.port_ends(p);
+        if self.buffer.has(from) {
+            return Capacity::Shared;
+        }
         self.links[p / 2].buffer.unwrap_or(self.nodes[from].buffer)
     }
 
@@ -761,6 +772,7 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
         },
         dcqcn: dcqcn::DcqcnSpec::off(),
         fc: FlowControlSpec::off(),
+        buffer: buffer::SharedBufferSpec::off(),
         metrics: MetricsSpec {
             throughput_bin: 0,
             throughput_ports: Vec::new(),
@@ -1042,7 +1054,6 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
     }
     resolved.insert("cc".into(), Json::Object(cc.finish()?));
     if sc.cc == CcMode::Qcn {
-        check_qeq(&sc)?;
         check_rp(&sc)?;
     }
     if sc.cc == CcMode::Bcn {
@@ -1056,6 +1067,17 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
     let mut fcr = r.sub("flow_control")?;
     sc.fc = flow_control::parse(&sc, &mut fcr)?;
     resolved.insert("flow_control".into(), Json::Object(fcr.finish()?));
+
+    // [shared_buffer] (in the resolved scenario only when given)
+    let sb_given = r.has("shared_buffer");
+    let mut sbr = r.sub("shared_buffer")?;
+    sc.buffer = buffer::parse(&sc, &mut sbr)?;
+    let sbj = sbr.finish()?;
+    if sb_given {
+        resolved.insert("shared_buffer".into(), Json::Object(sbj));
+    }
+    buffer::check(&sc)?;
+    // buffer sizes are known now
     flow_control::check(&sc)?;
     if sc.flows.iter().any(|f| f.spray) {
         if sc.fc.mode != flow_control::FcMode::None {
@@ -1065,6 +1087,13 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
                 "\"shortest\" or \"ecmp\" while flow_control.mode is set (PAUSE/PFC account frames by the port they arrived on, known from a fixed path)",
             ));
         }
+        if sc.buffer.is_on() {
+            return Err(ScenarioError::new(
+                "routing.mode",
+                "\"spray\"",
+                "\"shortest\" or \"ecmp\" with a shared_buffer (its memory charges frames to the port they arrived on, known from a fixed path)",
+            ));
+        }
         if sc.feedback_reverse {
             return Err(ScenarioError::new(
                 "routing.mode",
@@ -1072,6 +1101,9 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
                 "\"shortest\" or \"ecmp\" with cc.feedback_route = \"reverse\" (a sprayed flow has no single path to reverse)",
             ));
         }
+    }
+    if sc.cc == CcMode::Qcn {
+        check_qeq(&sc)?;
     }
 
     // [metrics]
@@ -1630,7 +1662,7 @@ fn check_qeq(sc: &Scenario) -> Res<()> {
         let cap = match sc.port_capacity(p) {
             Capacity::Bytes(b) => b,
             Capacity::Frames(n) => n * max_frame,
-            Capacity::Infinite => continue,
+            Capacity::Infinite | Capacity::Shared => continue,
         };
         if sc.qcn.cp.q_eq_bytes >= cap {
             return Err(ScenarioError::new(

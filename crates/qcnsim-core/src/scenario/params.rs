@@ -65,6 +65,7 @@ const MIB: &str = "IEEE 802.1Q MIB (IEEE8021-CN-MIB)";
 const STUDY: &str = "BCN calibration study (mechanisms.md §5)";
 const X82598: &str = "Intel 82598 bcn_config (reference.md §4)";
 pub(super) const FC: &str = "flow_control";
+pub(super) const SB: &str = "shared_buffer";
 const PC: &str = "QCN pseudo code v2.x";
 const HW: &str = "QCN hardware study (mechanisms.md §4)";
 pub(super) const FLUID: &str = "fluid";
@@ -212,6 +213,20 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: DC_RP, key: "rl_queue", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150KB", source: "interpretation (as cc.qcn.rp.rl_queue)", help: "Capacity of each flow's rate-limiter queue; frames beyond it are dropped at the source and counted." },
     ParamSpec { section: DC_RP, key: "rl_burst", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "one frame of the flow", source: "as cc.qcn.rp.rl_burst", help: "Token-bucket depth of the rate limiter." },
     ParamSpec { section: FC, key: "cnm_priority", kind: Kind::Int { min: 0, max: 7 }, default: "the highest queue", source: "IEEE 802.1Q MIB cnmTransmitPriority (highest queue)", help: "PFC: priority of CNMs; they wait while that priority is paused (with PAUSE they wait while the link is paused)." },
+    // ---- shared-buffer switch memory (docs/models/buffer.md)
+    ParamSpec { section: SB, key: "size", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "off", source: "qcnsim (shared-memory switches: Choudhury & Hahne 1998; HPCC ns-3 SwitchMmu)", help: "Size of each selected switch's packet memory, shared by all its ports; \"off\" keeps a private buffer per egress queue (the switches' and links' `buffer`). When on, the per-port `buffer` of those switches is not used." },
+    ParamSpec { section: SB, key: "cell", kind: Kind::Bytes { min: 1, max: 4096 }, default: "1B", source: "qcnsim (switch memories allocate in cells, e.g. 64, 80, 208 B)", help: "Allocation unit: a frame of b bytes occupies ceil(b / cell) cells; sizes, reserves, thresholds and headroom are whole cells (rounded down; auto headroom rounded up)." },
+    ParamSpec { section: SB, key: "ingress_reserved", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "0B", source: "SONiC buffer profiles (size), HPCC SwitchMmu (reserve)", help: "Guaranteed space of every ingress priority group (input port x priority): a PG holding less is always admitted. Taken out of the shared region." },
+    ParamSpec { section: SB, key: "egress_reserved", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "0B", source: "SONiC buffer profiles (egress queue size)", help: "Space of every egress queue (output port x queue) that always passes the egress check (the ingress check still applies)." },
+    ParamSpec { section: SB, key: "ingress_threshold", kind: Kind::Choice(&["dynamic", "static", "none"]), default: "dynamic", source: "Choudhury & Hahne 1998 (dynamic); SONiC static_th / dynamic_th", help: "Limit of one ingress PG's shared use: alpha x free shared space (dynamic), a fixed size (static, ingress_static), or none (only the shared region). For a lossless PG it is the XOFF threshold." },
+    ParamSpec { section: SB, key: "ingress_alpha", kind: Kind::Float { min: 0.0, max: 1024.0 }, default: "1.0", source: "Choudhury & Hahne 1998 (alpha = 1); SONiC lossless profile dynamic_th = 0, i.e. 2^0", help: "alpha of the dynamic ingress threshold." },
+    ParamSpec { section: SB, key: "ingress_static", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "required with ingress_threshold = \"static\"", source: "SONiC static_th", help: "Static ingress threshold: the shared bytes one PG may use." },
+    ParamSpec { section: SB, key: "egress_threshold", kind: Kind::Choice(&["dynamic", "static", "none"]), default: "dynamic", source: "Choudhury & Hahne 1998 (dynamic); SONiC static_th / dynamic_th", help: "Limit of one egress queue's use beyond its reserve: alpha x free shared space (dynamic), a fixed size (static, egress_static), or none. Frames of lossless priorities skip it." },
+    ParamSpec { section: SB, key: "egress_alpha", kind: Kind::Float { min: 0.0, max: 1024.0 }, default: "1.0", source: "Choudhury & Hahne 1998 (alpha = 1)", help: "alpha of the dynamic egress threshold." },
+    ParamSpec { section: SB, key: "egress_static", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "required with egress_threshold = \"static\"", source: "SONiC static_th", help: "Static egress threshold: the bytes beyond its reserve one egress queue may hold." },
+    ParamSpec { section: SB, key: "headroom", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "auto", source: "IEEE 802.1Qbb headroom (docs/models/pause.md, Headroom)", help: "With flow control on: headroom of every lossless ingress PG, the frames that still arrive after XOFF. auto = the bound of the PG's input link plus one frame (docs/models/buffer.md); a smaller value is allowed and reported (summary row buffer_headroom_short)." },
+    ParamSpec { section: SB, key: "xon_offset", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "3000B", source: "interpretation (two 1500 B frames; SONiC profiles carry an xon_offset)", help: "XON hysteresis: a paused PG resumes when its headroom is empty and its shared use is at least this far below its threshold (or zero)." },
+    ParamSpec { section: SB, key: "xoff_scope", kind: Kind::Choice(&["pg", "pool"]), default: "pg", source: "pg: 802.1Qbb per-PG thresholds (SwitchMmu); pool: the global watermark of the BCN calibration study", help: "What decides XOFF/XON: each lossless PG's shared use against its ingress threshold (pg), or the whole memory against flow_control.xoff / xon, pausing every input at once (pool)." },
 ];
 
 pub fn spec(section: &str, key: &str) -> &'static ParamSpec {
@@ -239,6 +254,33 @@ pub(super) fn read_bytes_or(t: &mut TableReader, s: &'static ParamSpec, default:
             format!("a size from {min}B to {max}B"),
         ));
     }
+    Ok(v)
+}
+
+/// A size parameter that may also be a word (`"off"`, `"auto"`): `None` for the word.
+pub(super) fn read_bytes_or(
+    t: &mut TableReader,
+    s: &'static ParamSpec,
+    word: &str,
+    example: &str,
+) -> Res<Option<u64>> {
+    let Kind::Bytes { min, max } = s.kind else {
+        unreachable!()
+    };
+    let allowed = format!("\"{word}\" or a size from {min}B to {max}B (e.g. \"{example}\")");
+    let v = match t.raw(s.key) {
+        None => None,
+        Some(toml::Value::String(v)) if v == word => None,
+        Some(toml::Value::String(v)) => match units::parse_bytes(v) {
+            Ok(b) if (min..=max).contains(&b) => Some(b),
+            _ => return Err(t.err(s.key, format!("{v:?}"), allowed)),
+        },
+        Some(v) => return Err(t.err(s.key, super::reader::show(v), allowed)),
+    };
+    t.put(
+        s.key,
+        serde_json::Value::String(v.map_or(word.into(), |b| format!("{b}B"))),
+    );
     Ok(v)
 }
 
@@ -449,24 +491,7 @@ pub fn read_bcn_cp(t: &mut TableReader) -> Res<BcnCpParams> {
         t.put(fb.key, serde_json::json!(v));
         v
     };
-    let sc = spec(BCP, "q_sc");
-    let Kind::Bytes { min, max } = sc.kind else {
-        unreachable!()
-    };
-    let allowed = format!("\"off\" or a size from {min}B to {max}B (e.g. \"112.5KB\")");
-    p.q_sc_bytes = match t.raw(sc.key) {
-        None => None,
-        Some(toml::Value::String(s)) if s == "off" => None,
-        Some(toml::Value::String(s)) => match units::parse_bytes(s) {
-            Ok(v) if (min..=max).contains(&v) => Some(v),
-            _ => return Err(t.err(sc.key, format!("{s:?}"), allowed)),
-        },
-        Some(v) => return Err(t.err(sc.key, super::reader::show(v), allowed)),
-    };
-    t.put(
-        sc.key,
-        serde_json::Value::String(p.q_sc_bytes.map_or("off".into(), |v| format!("{v}B"))),
-    );
+    p.q_sc_bytes = read_bytes_or(t, spec(BCP, "q_sc"), "off", "112.5KB")?;
     p.severe_check = match read_choice(t, spec(BCP, "severe_check"))?.as_str() {
         "every_frame" => SevereCheck::EveryFrame,
         _ => SevereCheck::Sample,

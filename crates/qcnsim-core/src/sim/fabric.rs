@@ -36,9 +36,12 @@ impl<'a> Sim<'a> {
                 Capacity::Infinite => true,
                 Capacity::Bytes(b) => port.q_bytes + size as u64 <= b,
                 Capacity::Frames(n) => (port.q.len() as u64) < n,
+                // the switch's shared memory decides (`buf_admit`, off the common path)
+                Capacity::Shared => false,
             }
         };
-        if !fits {
+        if !fits && !self.buf_admit(pi, pkt) {
+            let port = &mut self.ports[pi];
             port.drop_frames += 1;
             port.drop_bytes += size as u64;
             let f = &mut self.flows[flow as usize];
@@ -59,6 +62,7 @@ impl<'a> Sim<'a> {
             self.release(pkt);
             return;
         }
+        let port = &mut self.ports[pi];
         if port.q.is_empty()
             && port.ctrl.is_empty()
             && !port.txdone_pending
@@ -66,10 +70,10 @@ impl<'a> Sim<'a> {
             && port.cp == NONE
             && port.ba == NONE
             && !pfc
-            && !self.fc.on
+            && !self.slow
         {
             // An idle port with nothing queued and nothing watching its queue (no CP, no BA
-            // sensor, no flow control): the frame would be queued and taken again at once, so
+            // sensor, no flow control, no shared memory): the frame would be queued and taken again at once, so
             // it goes straight to the wire. The queue length stays 0 (its time integral does not
             // change), and only its maximum sees the frame.
             if size as u64 > port.max_q_bytes {
@@ -123,10 +127,15 @@ impl<'a> Sim<'a> {
 
     /// Take the next frame (control first) and put it on the wire.
     pub(super) fn start_next(&mut self, pi: usize) {
-        if self.fc.on {
-            return self.fc_start_next(pi);
+        if self.slow {
+            return self.slow_start_next(pi);
         }
-        // Without flow control (`fc_waiting` is 0).
+        self.plain_start_next(pi)
+    }
+
+    /// `start_next` without flow control (`fc_waiting` is 0).
+    #[inline(always)]
+    pub(super) fn plain_start_next(&mut self, pi: usize) {
         let now = self.now;
         let port = &mut self.ports[pi];
         let mut ba_dirty = false;

@@ -29,6 +29,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 mod bcn;
+mod buffer;
 mod cm;
 mod dcqcn;
 mod fabric;
@@ -446,6 +447,11 @@ pub struct Sim<'a> {
     /// Per-packet spraying: the stream of port draws and a scratch list of candidates.
     spray_rng: Rng,
     spray_cand: Vec<u32>,
+    /// Shared-buffer switch memories (sim/buffer.rs).
+    buf: buffer::Buffers,
+    /// Flow control or a shared memory is on: egress ports take the slow path
+    /// (`slow_start_next`, no idle-port shortcut).
+    slow: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -715,10 +721,12 @@ impl<'a> Sim<'a> {
             mcast: Vec::new(),
             mc_win: Default::default(),
             tr: transient::Transient::new(sc),
+            slow: fc.on || sc.buffer.is_on(),
             fc,
             dc: dcqcn::DcqcnState::new(sc),
             spray_rng: Rng::stream(seed, StreamId::new(kinds::SPRAY, 0, 0)),
             spray_cand: Vec::with_capacity(64),
+            buf: buffer::Buffers::build(sc),
         };
         for (i, f) in sc.flows.iter().enumerate() {
             if f.group.is_some() {

@@ -373,6 +373,7 @@ impl<'a> Sim<'a> {
             );
         }
         tables.extend(self.fc.tables(&port_name, &flow_name));
+        tables.extend(self.buf.table(sc));
         // ports
         {
             let ps = &self.ports;
@@ -455,6 +456,7 @@ impl<'a> Sim<'a> {
             crate::summary::append_rows(&mut summary, rows);
             tables.push(fct);
         }
+        crate::summary::append_rows(&mut summary, self.buf.summary_rows(sc));
         if let Some(members) = mc_members {
             let rows = Self::mc_summary_rows(sc, &self.flows, &self.mc_win, &tables);
             crate::summary::append_rows(&mut summary, rows);

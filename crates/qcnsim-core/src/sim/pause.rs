@@ -177,7 +177,8 @@ impl Fc {
                 WatermarkMode::Egress => (sc.port_ends(key).0, fcs::feeders(sc, key)),
                 WatermarkMode::Global => (key, fcs::input_ports(sc, key)),
             };
-            if sc.nodes[node].kind != NodeKind::Switch || !fc.sends[node] {
+            // a shared memory decides XOFF/XON itself (sim/buffer.rs)
+            if sc.nodes[node].kind != NodeKind::Switch || !fc.sends[node] || sc.buffer.has(node) {
                 continue;
             }
             debug_assert!(inputs.iter().all(|&i| sends_into(i)));
@@ -279,6 +280,8 @@ impl<'a> Sim<'a> {
             Capacity::Infinite => true,
             Capacity::Bytes(b) => port.pq_bytes[class] + size as u64 <= b,
             Capacity::Frames(n) => (port.pq[class].len() as u64) < n,
+            // the switch's shared memory decides (sim/buffer.rs)
+            Capacity::Shared => false,
         }
     }
 
@@ -286,6 +289,9 @@ impl<'a> Sim<'a> {
     /// Never inlined: it must not weigh on the data path of runs without flow control.
     #[inline(never)]
     pub(super) fn fc_enqueued(&mut self, pi: usize, pkt: u32) {
+        if self.buf.pending.is_some() {
+            self.buf_pending();
+        }
         let pk = self.pkts[pkt as usize];
         let port = &self.ports[pi];
         if !port.from_switch {
@@ -301,11 +307,23 @@ impl<'a> Sim<'a> {
         if meter.wm.update(meter.occ) == Crossing::Xoff {
             for k in 0..self.fc.meters[m].as_ref().map_or(0, |m| m.targets.len()) {
                 let slot = self.fc.meters[m].as_ref().expect("meter").targets[k] as usize;
-                if self.fc.slots[slot].tx.raise() == SendCmd::Xoff {
-                    self.fc_queue_frame(slot);
-                    self.fc_arm_refresh(slot);
-                }
+                self.fc_demand(slot, true);
             }
+        }
+    }
+
+    /// A watermark (or a shared memory's PG, sim/buffer.rs) covering `slot` rose above XOFF
+    /// (`raise`) or fell below XON: the first demand queues a PAUSE and arms the refresh, the
+    /// last one gone queues an XON.
+    pub(super) fn fc_demand(&mut self, slot: usize, raise: bool) {
+        if raise {
+            if self.fc.slots[slot].tx.raise() == SendCmd::Xoff {
+                self.fc_queue_frame(slot);
+                self.fc_arm_refresh(slot);
+            }
+        } else if self.fc.slots[slot].tx.lower() == SendCmd::Xon {
+            self.fc.slots[slot].refresh.cancel();
+            self.fc_queue_frame(slot);
         }
     }
 
@@ -323,10 +341,7 @@ impl<'a> Sim<'a> {
         if meter.wm.update(meter.occ) == Crossing::Xon {
             for k in 0..self.fc.meters[m].as_ref().map_or(0, |m| m.targets.len()) {
                 let slot = self.fc.meters[m].as_ref().expect("meter").targets[k] as usize;
-                if self.fc.slots[slot].tx.lower() == SendCmd::Xon {
-                    self.fc.slots[slot].refresh.cancel();
-                    self.fc_queue_frame(slot);
-                }
+                self.fc_demand(slot, false);
             }
         }
     }
@@ -334,7 +349,7 @@ impl<'a> Sim<'a> {
     /// The port a data frame of `flow` queued at path entry `hop` (hop >= 1, a switch port)
     /// arrived through: the previous hop, or for a multicast flow its tree parent.
     #[inline]
-    fn input_port(&self, flow: u32, hop: u16) -> usize {
+    pub(super) fn input_port(&self, flow: u32, hop: u16) -> usize {
         let f = &self.sc.flows[flow as usize];
         let prev = if f.tree_parent.is_empty() {
             hop as usize - 1
@@ -423,17 +438,22 @@ impl<'a> Sim<'a> {
             d
         };
         let from_switch = port.from_switch;
+        let shared = port.cap == Capacity::Shared;
         let ba = port.ba != NONE;
         let ecn = port.ecn;
         if ecn != NONE {
             // DCQCN marking at dequeue, against the queue the frame leaves behind
             self.ecn_mark(pi, ecn as usize, pkt);
         }
+        let pk = self.pkts[pkt as usize];
         // transmit first: the meter update may queue a flow-control frame on this very port,
         // which must then wait for this frame
         self.transmit(pi, pkt);
         if ba {
             self.ba_qlen(pi);
+        }
+        if shared {
+            self.buf_release(pi, pk.flow, pk.hop, pk.size);
         }
         if from_switch {
             self.fc_dequeued(pi, pkt);
