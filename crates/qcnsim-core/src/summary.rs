@@ -142,6 +142,9 @@ pub fn summarize(
     if sc.fc.is_on() {
         flow_control_rows(sc, ports, pause_rows_dropped, &mut rows);
     }
+    if sc.analysis.victims {
+        victim_rows(sc, flows, &mut rows);
+    }
 
     if let Some(b) = sc.analysis.bottleneck {
         let name = sc.port_name(b);
@@ -409,6 +412,59 @@ pub fn downward_transient(
         Some(k) if k + 1 == inside.len() => None,
         Some(k) => Some((inside[k].0 + interval).min(t1) - t0),
     }
+}
+
+/// Victim flows (`analysis.victims`): every unicast flow whose path does not cross the
+/// bottleneck, its throughput and the share of its offered rate it lost
+/// (docs/models/buffer.md, congestion spreading).
+fn victim_rows(sc: &Scenario, flows: &Table, rows: &mut Rows) {
+    let Some(b) = sc.analysis.bottleneck else {
+        return;
+    };
+    let rx = i64_col(flows, "rx_bytes");
+    let mut lost_sum = 0.0;
+    let mut n = 0;
+    for (k, f) in sc.flows.iter().enumerate() {
+        if f.group.is_some() || f.path.contains(&b) || f.start >= sc.duration {
+            continue;
+        }
+        let active = units::secs(sc.duration.min(f.stop) - f.start);
+        let thr = rx[k] as f64 * 8.0 / active;
+        let offered = match f.size_bytes {
+            Some(s) => (s as f64 * 8.0 / active).min(f.rate_bps),
+            None => f.rate_bps,
+        };
+        let lost = (1.0 - thr / offered).max(0.0) * 100.0;
+        lost_sum += lost;
+        n += 1;
+        rows.add(
+            "victim_throughput",
+            thr,
+            "bps",
+            format!(
+                "{} (offered {:.4e} bps; does not cross {})",
+                f.name,
+                offered,
+                sc.port_name(b)
+            ),
+        );
+        rows.add(
+            "victim_loss",
+            lost,
+            "%",
+            format!("{}: offered rate not delivered", f.name),
+        );
+    }
+    rows.add(
+        "victim_flows",
+        n as f64,
+        "flows",
+        format!(
+            "flows that do not cross {}; mean loss {:.2} %",
+            sc.port_name(b),
+            if n > 0 { lost_sum / n as f64 } else { 0.0 }
+        ),
+    );
 }
 
 /// At most this many `paused_time` rows (the ports paused longest, in port order).

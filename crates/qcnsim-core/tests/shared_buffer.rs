@@ -211,6 +211,9 @@ fn bad_shared_buffer_input_names_the_field() {
         (&["shared_buffer.size=1MB", "shared_buffer.cell=0B"], "shared_buffer.cell", "from 1B"),
         (&["shared_buffer.size=1MB", "shared_buffer.egress_alpha=-1"], "shared_buffer.egress_alpha", "from 0"),
         (&["shared_buffer.size=1MB", "shared_buffer.colour=1"], "shared_buffer.colour", "unknown"),
+        (&["flow_control.mode=pfc", "flow_control.deadlock_detection=soon"], "flow_control.deadlock_detection", "\"off\" or a time"),
+        (&["flow_control.mode=pfc", "flow_control.watchdog=0s"], "flow_control.watchdog", "at least 1"),
+        (&["analysis.victims=true"], "analysis.victims", "analysis.bottleneck"),
     ];
     for (ov, field, part) in cases {
         let ov: Vec<String> = ov.iter().map(|s| s.to_string()).collect();

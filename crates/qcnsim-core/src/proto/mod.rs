@@ -5,6 +5,7 @@
 pub mod bcn;
 pub mod dcqcn;
 pub mod buffer;
+pub mod deadlock;
 pub mod multicast;
 pub mod nic_fb;
 pub mod pause;

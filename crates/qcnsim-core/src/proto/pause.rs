@@ -348,6 +348,11 @@ impl PauseReceiver {
         }
     }
 
+    /// A PFC watchdog ends the pause at `now` whatever its timer (proto/deadlock.rs).
+    pub fn force_resume(&mut self, now: SimTime) -> RxChange {
+        self.resume(now)
+    }
+
     fn resume(&mut self, now: SimTime) -> RxChange {
         if !self.paused {
             return RxChange::None;
@@ -568,6 +573,25 @@ mod tests {
             }
             assert_eq!(rx.is_paused(), *paused, "{name}: paused");
             assert_eq!(rx.until(), *until, "{name}: until");
+        }
+    }
+
+    #[test]
+    fn force_resume_ends_any_pause_at_once() {
+        // (pause first?, xon_only, force at, change)
+        #[rustfmt::skip]
+        let cases: &[(bool, bool, SimTime, RxChange)] = &[
+            (true, false, 50 * US, RxChange::Resumed { paused_for: 45 * US }),
+            (true, true, 50 * US, RxChange::Resumed { paused_for: 45 * US }),
+            (false, false, 50 * US, RxChange::None),
+        ];
+        for (k, (pause, xon_only, at, want)) in cases.iter().enumerate() {
+            let mut rx = PauseReceiver::default();
+            if *pause {
+                rx.on_frame(5 * US, 2 * US, 100 * US, *xon_only);
+            }
+            assert_eq!(rx.force_resume(*at), *want, "case {k}");
+            assert!(!rx.is_paused(), "case {k}");
         }
     }
 

@@ -59,6 +59,11 @@ pub struct FlowControlSpec {
     pub cnm_priority: usize,
     /// Per node: the switch generates flow-control frames.
     pub switches: Vec<bool>,
+    /// Deadlock detection time (`None`: off).
+    pub deadlock_detect: Option<SimTime>,
+    /// PFC watchdog: detection and restoration times (`None`: off).
+    pub watchdog: Option<SimTime>,
+    pub watchdog_restore: SimTime,
 }
 
 impl FlowControlSpec {
@@ -76,6 +81,9 @@ impl FlowControlSpec {
             lossless: vec![true],
             cnm_priority: 0,
             switches: Vec::new(),
+            deadlock_detect: None,
+            watchdog: None,
+            watchdog_restore: 200 * units::MS,
         }
     }
 
@@ -351,6 +359,9 @@ pub fn parse(sc: &Scenario, t: &mut TableReader) -> Res<FlowControlSpec> {
 
     // switches that send flow control
     fc.switches = switch_set(sc, t, "switches")?;
+    fc.deadlock_detect = params::read_time_or_off(t, spec(FC, "deadlock_detection"))?;
+    fc.watchdog = params::read_time_or_off(t, spec(FC, "watchdog"))?;
+    fc.watchdog_restore = params::read_time(t, spec(FC, "watchdog_restore"))?;
     Ok(fc)
 }
 

@@ -279,6 +279,9 @@ pub struct AnalysisSpec {
     /// bottleneck's service rate to C, the time until the aggregate sending rate of the flows
     /// through it stays at or below `downward_factor * C`. None: not computed.
     pub downward_factor: Option<f64>,
+    /// Report the throughput lost by flows that do not cross the bottleneck (victim flows of
+    /// congestion spreading; docs/models/buffer.md).
+    pub victims: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -795,6 +798,7 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
             stats_from: 0,
             stats_to: duration,
             downward_factor: None,
+            victims: false,
         },
         routes,
         routing: RoutingSpec {
@@ -1154,12 +1158,21 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
             ));
         }
     }
+    let victims = a.bool_or("victims", false)?;
+    if victims && bottleneck.is_none() {
+        return Err(a.err(
+            "victims",
+            "true",
+            "false, or name analysis.bottleneck (victims are the flows that do not cross it)",
+        ));
+    }
     sc.analysis = AnalysisSpec {
         bottleneck,
         recovery_fraction,
         stats_from,
         stats_to,
         downward_factor,
+        victims,
     };
     resolved.insert("analysis".into(), Json::Object(a.finish()?));
 

@@ -213,6 +213,9 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: DC_RP, key: "rl_queue", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150KB", source: "interpretation (as cc.qcn.rp.rl_queue)", help: "Capacity of each flow's rate-limiter queue; frames beyond it are dropped at the source and counted." },
     ParamSpec { section: DC_RP, key: "rl_burst", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "one frame of the flow", source: "as cc.qcn.rp.rl_burst", help: "Token-bucket depth of the rate limiter." },
     ParamSpec { section: FC, key: "cnm_priority", kind: Kind::Int { min: 0, max: 7 }, default: "the highest queue", source: "IEEE 802.1Q MIB cnmTransmitPriority (highest queue)", help: "PFC: priority of CNMs; they wait while that priority is paused (with PAUSE they wait while the link is paused)." },
+    ParamSpec { section: FC, key: "deadlock_detection", kind: Kind::Time { min: 1 }, default: "off", source: "qcnsim (cyclic buffer dependency: Hu et al., HotNets 2016)", help: "Report a PFC deadlock (summary rows deadlocks, deadlock_detected; pause_events kind deadlock) when a cycle of switch egress ports has been paused with frames waiting and without sending a data frame for this long; \"off\" = no detection. Checked every tenth of the smaller of this and watchdog." },
+    ParamSpec { section: FC, key: "watchdog", kind: Kind::Time { min: 1 }, default: "off", source: "switch vendors' PFC watchdogs (e.g. SONiC pfcwd, action forward)", help: "Pause-storm watchdog of switch egress ports: a class paused continuously this long with frames waiting ignores PAUSE/PFC frames for watchdog_restore (it is resumed at once); \"off\" = none." },
+    ParamSpec { section: FC, key: "watchdog_restore", kind: Kind::Time { min: 1 }, default: "200ms", source: "SONiC pfcwd default restoration time (200 ms)", help: "How long a class the watchdog fired on ignores PAUSE/PFC frames." },
     // ---- shared-buffer switch memory (docs/models/buffer.md)
     ParamSpec { section: SB, key: "size", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "off", source: "qcnsim (shared-memory switches: Choudhury & Hahne 1998; HPCC ns-3 SwitchMmu)", help: "Size of each selected switch's packet memory, shared by all its ports; \"off\" keeps a private buffer per egress queue (the switches' and links' `buffer`). When on, the per-port `buffer` of those switches is not used." },
     ParamSpec { section: SB, key: "cell", kind: Kind::Bytes { min: 1, max: 4096 }, default: "1B", source: "qcnsim (switch memories allocate in cells, e.g. 64, 80, 208 B)", help: "Allocation unit: a frame of b bytes occupies ceil(b / cell) cells; sizes, reserves, thresholds and headroom are whole cells (rounded down; auto headroom rounded up)." },
@@ -280,6 +283,28 @@ pub(super) fn read_bytes_or(
     t.put(
         s.key,
         serde_json::Value::String(v.map_or(word.into(), |b| format!("{b}B"))),
+    );
+    Ok(v)
+}
+
+/// A time parameter that may also be the word `"off"`: `None` for it.
+pub(super) fn read_time_or_off(t: &mut TableReader, s: &'static ParamSpec) -> Res<Option<u64>> {
+    let Kind::Time { min } = s.kind else {
+        unreachable!()
+    };
+    let allowed = format!("\"off\" or a time of at least {}", units::fmt_time(min));
+    let v = match t.raw(s.key) {
+        None => None,
+        Some(toml::Value::String(v)) if v == "off" => None,
+        Some(toml::Value::String(v)) => match units::parse_time(v) {
+            Ok(x) if x >= min => Some(x),
+            _ => return Err(t.err(s.key, format!("{v:?}"), allowed)),
+        },
+        Some(v) => return Err(t.err(s.key, super::reader::show(v), allowed)),
+    };
+    t.put(
+        s.key,
+        serde_json::Value::String(v.map_or("off".into(), units::fmt_time)),
     );
     Ok(v)
 }

@@ -32,6 +32,7 @@ mod bcn;
 mod buffer;
 mod cm;
 mod dcqcn;
+mod deadlock;
 mod fabric;
 mod fct;
 mod multicast;
@@ -118,6 +119,8 @@ enum Ev {
     Cnp {
         flow: u32,
     },
+    /// Periodic deadlock / PFC watchdog check (sim/deadlock.rs).
+    FcCheck,
 }
 
 const KIND_DATA: u8 = 0;
@@ -762,6 +765,9 @@ impl<'a> Sim<'a> {
         for (i, s) in sc.schedule.iter().enumerate() {
             sim.q.push(s.at, Ev::PortRate { entry: i as u32 });
         }
+        if sim.fc.guard.is_on() {
+            sim.q.push(sim.fc.guard.period, Ev::FcCheck);
+        }
         if !sim.rec.queue_ports.is_empty() || !sim.rec.mem_switches.is_empty() {
             sim.q.push(0, Ev::SampleQueues);
         }
@@ -850,6 +856,7 @@ impl<'a> Sim<'a> {
             Ev::PauseRx { slot, quanta } => self.on_pause_rx(slot as usize, quanta),
             Ev::PauseExpire { slot, gen } => self.on_pause_expire(slot as usize, gen),
             Ev::PauseRefresh { slot, gen } => self.on_pause_refresh(slot as usize, gen),
+            Ev::FcCheck => self.on_fc_check(),
             Ev::SampleQueues => {
                 let t = self.now;
                 for &p in &self.rec.queue_ports {

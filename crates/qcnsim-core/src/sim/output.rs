@@ -457,6 +457,7 @@ impl<'a> Sim<'a> {
             tables.push(fct);
         }
         crate::summary::append_rows(&mut summary, self.buf.summary_rows(sc));
+        crate::summary::append_rows(&mut summary, self.fc.guard.rows(sc));
         if let Some(members) = mc_members {
             let rows = Self::mc_summary_rows(sc, &self.flows, &self.mc_win, &tables);
             crate::summary::append_rows(&mut summary, rows);

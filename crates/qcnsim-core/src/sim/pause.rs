@@ -28,13 +28,18 @@ use crate::scenario::flow_control::{self as fcs, FcMode, WatermarkMode};
 #[derive(Default)]
 pub(super) struct Slot {
     /// At the upstream sender's egress port: paused or not.
-    rx: PauseReceiver,
-    expiry: LazyTimer,
+    pub(super) rx: PauseReceiver,
+    pub(super) expiry: LazyTimer,
     /// At the switch: whether it wants the upstream paused.
     tx: PauseSender,
     refresh: LazyTimer,
     /// A frame for this slot is waiting in the switch's flow-control queue.
     queued: bool,
+    // per (port, priority) statistics (table pause_priorities)
+    sent: u64,
+    xon_sent: u64,
+    received: u64,
+    paused_ps: SimTime,
 }
 
 pub(super) struct Meter {
@@ -48,9 +53,9 @@ pub(super) struct FcPort {
     /// Slots whose frame waits to be sent on this port.
     pending: VecDeque<u32>,
     /// Bit c set: class c of this port is paused.
-    paused_mask: u32,
+    pub(super) paused_mask: u32,
     /// Since when at least one class is paused.
-    any_since: SimTime,
+    pub(super) any_since: SimTime,
     paused_ps: SimTime,
     sent: u64,
     xon_sent: u64,
@@ -69,18 +74,29 @@ const EV_XOFF_SENT: u8 = 0;
 const EV_XON_SENT: u8 = 1;
 const EV_PAUSE: u8 = 2;
 const EV_RESUME: u8 = 3;
-const EV_NAMES: [&str; 4] = ["xoff_sent", "xon_sent", "pause", "resume"];
+/// A deadlock cycle found (port: its first port; quanta: its length; duration: stalled for).
+pub(super) const EV_DEADLOCK: u8 = 4;
+/// The watchdog resumed a class (duration: the restoration time).
+pub(super) const EV_WATCHDOG: u8 = 5;
+const EV_NAMES: [&str; 6] = [
+    "xoff_sent",
+    "xon_sent",
+    "pause",
+    "resume",
+    "deadlock",
+    "watchdog",
+];
 
 #[derive(Clone, Copy)]
 pub(super) struct PauseRec {
-    t: SimTime,
-    port: u32,
-    class: u8,
-    kind: u8,
-    quanta: u32,
+    pub(super) t: SimTime,
+    pub(super) port: u32,
+    pub(super) class: u8,
+    pub(super) kind: u8,
+    pub(super) quanta: u32,
     /// xoff/xon sent: the pause time carried; pause: until the expiry (-1: until an XON);
     /// resume: how long the port was paused.
-    duration: i64,
+    pub(super) duration: i64,
 }
 
 /// Flow-control state of the whole network (empty when `flow_control.mode = "none"`).
@@ -95,10 +111,12 @@ pub(super) struct Fc {
     cnm_class: usize,
     lossless: Vec<bool>,
     watermark: Option<WatermarkMode>,
-    slots: Vec<Slot>,
+    pub(super) slots: Vec<Slot>,
     /// Indexed by `key * nc + class` (key = input port, egress port or switch node).
     meters: Vec<Option<Meter>>,
     pub(super) ports: Vec<FcPort>,
+    /// Deadlock detection and watchdog (sim/deadlock.rs).
+    pub(super) guard: super::deadlock::Guard,
     /// Switch nodes that send flow control.
     sends: Vec<bool>,
     recs: Vec<PauseRec>,
@@ -145,6 +163,7 @@ impl Fc {
         fc.cnm_class = spec.cnm_priority;
         fc.lossless = spec.lossless.clone();
         fc.watermark = Some(spec.watermark);
+        fc.guard = super::deadlock::Guard::build(sc);
         fc.sends = spec.switches.clone();
         let np = sc.n_ports();
         fc.slots = (0..np * nc).map(|_| Slot::default()).collect();
@@ -257,7 +276,7 @@ impl Fc {
         }
     }
 
-    fn record(&mut self, r: PauseRec) {
+    pub(super) fn record(&mut self, r: PauseRec) {
         if !self.record {
             return;
         }
@@ -439,6 +458,7 @@ impl<'a> Sim<'a> {
         };
         let from_switch = port.from_switch;
         let shared = port.cap == Capacity::Shared;
+        self.fc.guard.last_data[pi] = now;
         let ba = port.ba != NONE;
         let ecn = port.ecn;
         if ecn != NONE {
@@ -466,6 +486,10 @@ impl<'a> Sim<'a> {
         let s = &mut self.fc.slots[slot];
         s.queued = false;
         let quanta = s.tx.quanta(self.fc.quanta);
+        s.sent += 1;
+        if quanta == 0 {
+            s.xon_sent += 1;
+        }
         let link_port = slot / nc;
         let class = (slot % nc) as u8;
         let fp = &mut self.fc.ports[pi];
@@ -505,8 +529,13 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let p = slot / self.fc.nc;
         self.fc.bin_frame(p, now);
+        self.fc.slots[slot].received += 1;
         let fp = &mut self.fc.ports[p];
         fp.received += 1;
+        if quanta != 0 && now < self.fc.guard.ignore_until[slot] {
+            // the watchdog fired on this class: PAUSE/PFC frames are ignored for a while
+            return;
+        }
         let arrival = now - fp.response_ps;
         let pause_ps = if quanta == 0 {
             0
@@ -572,7 +601,7 @@ impl<'a> Sim<'a> {
     }
 
     /// Apply a receiver state change of `slot`.
-    fn fc_apply(&mut self, slot: usize, change: RxChange, quanta: u32, until: SimTime) {
+    pub(super) fn fc_apply(&mut self, slot: usize, change: RxChange, quanta: u32, until: SimTime) {
         let now = self.now;
         let nc = self.fc.nc;
         let p = slot / nc;
@@ -600,6 +629,7 @@ impl<'a> Sim<'a> {
                 self.fc_gate_flows(p, class, true);
             }
             RxChange::Resumed { paused_for } => {
+                self.fc.slots[slot].paused_ps += paused_for;
                 let fp = &mut self.fc.ports[p];
                 fp.paused_mask &= !(1 << class);
                 if fp.paused_mask == 0 {
@@ -789,6 +819,42 @@ impl Fc {
                 "nic_dropped_frames",
                 ColumnData::I64(std::mem::take(&mut fc.hq_nic_drops)),
             );
-        vec![events, bins, hq]
+        // per (port, priority): every slot that sent, received or was paused
+        let (mut pp, mut pc, mut ps, mut px, mut pr, mut pt) = (
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+        );
+        for (k, s) in fc.slots.iter().enumerate() {
+            let open = if s.rx.is_paused() {
+                fc.end.saturating_sub(s.rx.since())
+            } else {
+                0
+            };
+            if s.sent == 0 && s.received == 0 && s.paused_ps + open == 0 {
+                continue;
+            }
+            pp.push(port_name[k / fc.nc].clone());
+            pc.push(fc.prio_col((k % fc.nc) as u8));
+            ps.push(s.sent as i64);
+            px.push(s.xon_sent as i64);
+            pr.push(s.received as i64);
+            pt.push((s.paused_ps + open) as i64);
+        }
+        let prios = Table::new("pause_priorities")
+            .col("port", ColumnData::Str(pp))
+            .col("priority", ColumnData::I64(pc))
+            .col("pause_sent", ColumnData::I64(ps))
+            .col("xon_sent", ColumnData::I64(px))
+            .col("pause_received", ColumnData::I64(pr))
+            .col("paused_ps", ColumnData::I64(pt));
+        if fc.on {
+            vec![events, bins, hq, prios]
+        } else {
+            vec![events, bins, hq]
+        }
     }
 }
