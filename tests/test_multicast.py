@@ -81,7 +81,9 @@ def test_reproduce_multicast_star_seeds_figures_and_table(tmp_path):
     # readings at Qeq 25 only (their other set points have quick = false); both schemes
     assert sorted(zip(fb["reading"].fill_null(""), fb["scheme"], fb["qeq_frames"])) == sorted(
         [("", s, q) for s in ("representative", "standard") for q in (25, 50, 75)]
-        + [(r, s, 25) for r in ("studycp", "unitq") for s in ("representative", "standard")])
+        + [(r, s, 25) for r in ("studycp", "unitq") for s in ("representative", "standard")]
+        # seed 002's buffers read as one shared 100-frame switch memory (docs/models/buffer.md)
+        + [("", s + "-shared100", 50) for s in ("representative", "standard")])
     assert any("leaving out the full-run-only variants" in x and "standard-qeq75-studycp" in x for x in logs)
     assert (fb["seeds"] == 2).all()  # --quick: two seeds per point
     assert "quick" in (tmp_path / "metrics.md").read_text()
@@ -89,7 +91,7 @@ def test_reproduce_multicast_star_seeds_figures_and_table(tmp_path):
     loss = summary.filter(pl.col("metric") == "mc_loss_rate (mean over seeds)")
     quick_variants = [v["name"] for v in qcnsim.Scenario.load(scenario_path("multicast-star")).variants()
                       if v["quick"]]
-    assert len(quick_variants) == 10
+    assert len(quick_variants) == 12
     assert sorted(loss["variant"].to_list()) == sorted(quick_variants)
     assert sorted(p.name for p in tmp_path.iterdir() if (p / "run.json").is_file()) == sorted(quick_variants)
     # what the published feedback rates need, beside the 802.1Q table's bound (2 CP copies per frame)

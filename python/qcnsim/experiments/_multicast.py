@@ -87,9 +87,13 @@ def reading(res: Results) -> str:
 
 
 def variant_key(res: Results) -> Tuple[str, int]:
-    """(scheme, Qeq in frames) of a run, from its resolved scenario."""
+    """(scheme, Qeq in frames) of a run, from its resolved scenario; the scheme of a run with a
+    shared switch memory ends in ``-shared100``."""
     cc = res.resolved.get("cc", {}).get("qcn", {})
     scheme = cc.get("multicast_feedback", "standard")
+    if res.resolved.get("shared_buffer", {}).get("size", "off") != "off":
+        # the shared-memory reading of the 100-frame buffers (docs/models/buffer.md)
+        scheme += "-shared100"
     q = str(cc.get("cp", {}).get("q_eq", "0B"))
     qb = int(float(re.sub(r"[^0-9.]", "", q) or 0))
     return scheme, round(qb / FRAME_BYTES)
