@@ -201,6 +201,14 @@ impl Inputs {
             Capacity::Bytes(x) => x as f64,
             Capacity::Frames(n) => (n * packet as u64) as f64,
             Capacity::Infinite => f64::INFINITY,
+            Capacity::Shared => {
+                return Err(ScenarioError::new(
+                    "shared_buffer.size",
+                    format!("\"{}B\"", sc.buffer.size.unwrap_or(0)),
+                    "\"off\" for the fluid solver (its bottleneck queue has a fixed size; a \
+                     switch memory shared by several ports is not modelled)",
+                ));
+            }
         };
         Ok(Inputs {
             n: flows.len(),

@@ -3,8 +3,8 @@
 //! tested as a table of (state before, input, state after, actions).
 
 pub mod bcn;
-pub mod dcqcn;
 pub mod buffer;
+pub mod dcqcn;
 pub mod deadlock;
 pub mod multicast;
 pub mod nic_fb;

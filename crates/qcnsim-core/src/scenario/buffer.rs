@@ -89,14 +89,14 @@ fn threshold(
 /// Parse `[shared_buffer]` (after `[flow_control]`).
 pub fn parse(sc: &Scenario, t: &mut TableReader) -> Res<SharedBufferSpec> {
     let mut b = SharedBufferSpec::off();
-    b.size = params::read_bytes_or(t, spec(SB, "size"), "off", "150KB")?;
+    b.size = params::read_bytes_or_word(t, spec(SB, "size"), "off", "150KB")?;
     b.switches = flow_control::switch_set(sc, t, "switches")?;
     b.cell = params::read_bytes(t, spec(SB, "cell"))? as u32;
     b.ingress_reserved = params::read_bytes(t, spec(SB, "ingress_reserved"))?;
     b.egress_reserved = params::read_bytes(t, spec(SB, "egress_reserved"))?;
     b.ingress = threshold(t, "ingress_threshold", "ingress_alpha", "ingress_static")?;
     b.egress = threshold(t, "egress_threshold", "egress_alpha", "egress_static")?;
-    b.headroom = params::read_bytes_or(t, spec(SB, "headroom"), "auto", "20KB")?;
+    b.headroom = params::read_bytes_or_word(t, spec(SB, "headroom"), "auto", "20KB")?;
     b.xon_offset = params::read_bytes(t, spec(SB, "xon_offset"))?;
     b.pool_scope = params::read_choice(t, spec(SB, "xoff_scope"))? == "pool";
     Ok(b)

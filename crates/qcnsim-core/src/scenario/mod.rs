@@ -2,8 +2,8 @@
 //! the simulator is built from. See docs/scenario.md for the file format.
 
 pub mod budget;
-pub mod dcqcn;
 pub mod buffer;
+pub mod dcqcn;
 pub mod expand;
 pub mod flow_control;
 pub mod fluid;

@@ -261,7 +261,7 @@ pub(super) fn read_bytes_or(t: &mut TableReader, s: &'static ParamSpec, default:
 }
 
 /// A size parameter that may also be a word (`"off"`, `"auto"`): `None` for the word.
-pub(super) fn read_bytes_or(
+pub(super) fn read_bytes_or_word(
     t: &mut TableReader,
     s: &'static ParamSpec,
     word: &str,
@@ -516,7 +516,7 @@ pub fn read_bcn_cp(t: &mut TableReader) -> Res<BcnCpParams> {
         t.put(fb.key, serde_json::json!(v));
         v
     };
-    p.q_sc_bytes = read_bytes_or(t, spec(BCP, "q_sc"), "off", "112.5KB")?;
+    p.q_sc_bytes = read_bytes_or_word(t, spec(BCP, "q_sc"), "off", "112.5KB")?;
     p.severe_check = match read_choice(t, spec(BCP, "severe_check"))?.as_str() {
         "every_frame" => SevereCheck::EveryFrame,
         _ => SevereCheck::Sample,
