@@ -248,3 +248,32 @@ fn cnps_follow_the_reverse_path_when_asked() {
         i64s(table(&b, "flows"), "cnp_received")
     );
 }
+
+#[test]
+fn dcqcn_over_a_shared_switch_memory_with_pfc() {
+    // issue 14: ECN marking keeps reading its own egress queue when the switch shares one
+    // packet memory among its ports; with PFC and auto headroom the lossless class drops nothing
+    let text = format!("{BASE}\n[flow_control]\nmode = \"pfc\"\n[shared_buffer]\nsize = \"2MB\"\n");
+    let ov = ["cc.dcqcn.cp.k_min=\"5KB\"", "cc.dcqcn.cp.k_max=\"20KB\""];
+    let out = run(&text, &ov, None);
+    let ports = table(&out, "ports");
+    assert_eq!(i64s(ports, "drop_frames").iter().sum::<i64>(), 0);
+    assert!(flow_sum(&out, "ecn_marked") > 0);
+    assert!(flow_sum(&out, "cnp_received") > 0);
+    // the marked queue is the egress queue sw->r: it holds at most the shared memory
+    let names = strs(ports, "port");
+    let q = i64s(ports, "max_qlen_bytes")[row_of(names, "sw->r")];
+    assert!(q > 5_000 && q <= 2_000_000, "sw->r max queue {q}");
+    // the same run with private 2 MB buffers is a different memory model, not the same tables
+    let private = run(
+        BASE,
+        &[
+            "defaults.buffer=\"2MB\"",
+            "flow_control.mode=\"pfc\"",
+            ov[0],
+            ov[1],
+        ],
+        None,
+    );
+    assert_ne!(format!("{:?}", private.tables), format!("{:?}", out.tables));
+}
