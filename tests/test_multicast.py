@@ -96,7 +96,7 @@ def test_reproduce_multicast_star_seeds_figures_and_table(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir() if (p / "run.json").is_file()) == sorted(quick_variants)
     # what the published feedback rates need, beside the 802.1Q table's bound (2 CP copies per frame)
     bound = summary.filter(pl.col("metric") == "mc_feedback_rate_table_bound")
-    assert bound.height == 6
+    assert bound.height == 8  # 3 set points x 2 schemes, and the 2 shared-memory variants
     assert all(15.0 < v < 16.3 for v in bound["value"].to_list()), bound
     # resumable: a second call runs nothing
     logs.clear()
