@@ -23,7 +23,7 @@ In a notebook, Scenario, Results and SweepResults render as HTML tables; the com
 from . import _core
 from ._errors import ScenarioError
 from .outputs import OutputError
-from .results import Results
+from .results import Results, with_seconds
 from .run import fluid, run
 from .scenario import Scenario
 from .sweeps import SweepResults, sweep
@@ -31,5 +31,6 @@ from .sweeps import SweepResults, sweep
 __version__: str = _core.version()
 
 __all__ = [
-    "Scenario", "run", "fluid", "Results", "ScenarioError", "OutputError", "sweep", "SweepResults", "__version__",
+    "Scenario", "run", "fluid", "Results", "ScenarioError", "OutputError", "sweep", "SweepResults",
+    "with_seconds", "__version__",
 ]

@@ -31,3 +31,9 @@ def fluid(text: str, overrides: List[str] = ...) -> Dict[str, object]:
     """Solve the scenario's fluid model (GIL released); the same dict as :func:`run`."""
 def builtin_scenarios() -> Dict[str, str]:
     """The reference scenarios compiled into the module: {name: TOML text}."""
+def params() -> List[Tuple[str, str, str, str, str]]:
+    """Every protocol parameter: (path, kind with unit and range, default, source, help)."""
+def build_info() -> Dict[str, Union[str, bool]]:
+    """{"core_version", "rustc", "git_commit", "git_dirty", "profile"} of this build."""
+def si_value(s: str) -> Optional[Tuple[float, str]]:
+    """A quantity in SI base units: "16KB" -> (16000.0, "B"), "10us" -> (1e-05, "s"), "5Gbps" -> (5e9, "bps")."""

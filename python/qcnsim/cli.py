@@ -1,4 +1,4 @@
-"""Command line interface: ``qcnsim run|validate|plot|reproduce|sweep|bench``.
+"""Command line interface: ``qcnsim run|validate|plot|reproduce|sweep|params|scenario|bench``.
 
 Errors in the user's input (an invalid scenario, a missing file, a bad ``--set``, an unknown
 experiment, an output path qcnsim will not write to) print ``error: <message>`` on stderr and exit
@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     p = sub.add_parser("run", help="run a scenario file and write its result tables")
-    p.add_argument("scenario", metavar="SCENARIO", help="scenario TOML file")
+    p.add_argument("scenario", metavar="SCENARIO",
+                   help="scenario TOML file, or a reference experiment's name (qcnsim reproduce --list)")
     p.add_argument("--out", metavar="DIR", help="result directory (default: results/<scenario>[/<variant>])")
     _set_arg(p)
     p.add_argument("--seed", type=_seed, help="master seed (overrides meta.seed)")
@@ -84,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
     p = sub.add_parser("validate", help="check a scenario file and print a one-line summary")
-    p.add_argument("scenario", metavar="SCENARIO")
+    p.add_argument("scenario", metavar="SCENARIO", help="scenario TOML file or experiment name")
     _set_arg(p)
     p.add_argument("--variant", metavar="NAME", help="validate with one of the scenario's [[variants]]")
     p.add_argument("--resolved", action="store_true", help="print the resolved scenario as JSON")
@@ -93,6 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results", metavar="RESULTS_DIR",
                    help="a result directory, or a directory of them (e.g. reproduce output)")
     p.add_argument("--out", metavar="DIR", help="where to write the PNGs (default: RESULTS_DIR)")
+    p.add_argument("--metric", dest="metrics", action="append", metavar="NAME",
+                   help="a sweep directory: draw this metric against an axis (repeatable; default: every "
+                        "metric that varies)")
+    p.add_argument("--axis", metavar="PATH", help="a sweep directory: the axis on the x axis (default: the first)")
 
     p = sub.add_parser("reproduce", help="run a reference experiment (every variant) and draw its figures")
     p.add_argument("name", metavar="NAME", nargs="?", help="experiment name (see --list)")
@@ -125,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tables", metavar="T1,T2", help="tables kept per run (summary is always kept; default: all)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
+    p = sub.add_parser("params", help="list the protocol parameters: unit, range, default, help")
+    p.add_argument("prefix", metavar="PREFIX", nargs="?", default="",
+                   help="only the parameters whose path starts with this, e.g. cc.qcn.rp")
+    p.add_argument("--source", action="store_true", help="also show where each default comes from")
+
+    p = sub.add_parser("scenario", help="print a reference experiment's scenario file (qcnsim scenario NAME > my.toml)")
+    p.add_argument("name", metavar="NAME", help="experiment name (see qcnsim reproduce --list)")
+
     p = sub.add_parser("bench", help="run the Rust benchmark binary qcnsim-bench (arguments passed through)",
                        add_help=False)
     p.add_argument("args", nargs=argparse.REMAINDER)
@@ -153,7 +166,7 @@ def cmd_run(a) -> int:
     if a.solver == "fluid" and a.seed is not None:
         raise CliError("--seed has no effect with --solver fluid: the fluid model is deterministic "
                        "and draws no random numbers")
-    sc = _load(a.scenario).with_overrides(a.overrides)
+    sc = _load_or_builtin(a.scenario).with_overrides(a.overrides)
     if a.variant:
         sc = sc.variant(a.variant)
     sc.validate()
@@ -203,7 +216,7 @@ def _one_line(resolved: dict) -> str:
 def cmd_validate(a) -> int:
     import json
 
-    sc = _load(a.scenario).with_overrides(a.overrides)
+    sc = _load_or_builtin(a.scenario).with_overrides(a.overrides)
     if a.variant:
         sc = sc.variant(a.variant)
     resolved = sc.resolved()
@@ -220,6 +233,18 @@ def cmd_plot(a) -> int:
     d = Path(a.results)
     if not d.is_dir():
         raise CliError(f"result directory not found: {a.results}")
+    if (d / "sweep.json").is_file():
+        try:
+            figs = plot.plot_sweep(d, Path(a.out) if a.out else d, metrics=a.metrics, axis=a.axis)
+        except KeyError as e:
+            raise CliError(str(e.args[0]) if e.args else str(e)) from None
+        for f in figs:
+            print(f)
+        if not figs:
+            print("nothing to plot (no metric varies across the sweep's points)", file=sys.stderr)
+        return 0
+    if a.metrics or a.axis:
+        raise CliError("--metric and --axis apply to a sweep directory (one with sweep.json)")
     try:
         runs = plot.load_runs(d)
     except FileNotFoundError as e:
@@ -261,8 +286,12 @@ def cmd_reproduce(a) -> int:
     from .reproduce import UnknownExperiment, list_experiments, reproduce
 
     if a.list:
-        for n in list_experiments():
-            print(n)
+        from .reproduce import describe_experiment
+
+        names = list_experiments()
+        width = max((len(n) for n in names), default=0)
+        for n in names:
+            print(f"{n:<{width}}  {describe_experiment(n)}")
         return 0
     if a.all:
         if a.name:
@@ -349,6 +378,33 @@ def cmd_sweep(a) -> int:
     return EXIT_FAILED if failed.height else 0
 
 
+def cmd_params(a) -> int:
+    import textwrap
+
+    from ._suggest import did_you_mean
+
+    rows = [r for r in _core.params() if r[0].startswith(a.prefix)]
+    if not rows:
+        paths = [r[0] for r in _core.params()]
+        sections = sorted({p.rsplit(".", 1)[0] for p in paths})
+        raise CliError(f"no parameter path starts with {a.prefix!r}{did_you_mean(a.prefix, paths + sections)}; "
+                       f"sections: {', '.join(sections)}")
+    width = shutil.get_terminal_size((100, 20)).columns
+    for path, kind, default, source, help_text in rows:
+        print(f"{path} = {default}    ({kind})")
+        print(textwrap.fill(help_text, width=max(60, width - 1), initial_indent="    ", subsequent_indent="    "))
+        if a.source:
+            print(f"    source: {source}")
+    return 0
+
+
+def cmd_scenario(a) -> int:
+    sc = _load_or_builtin(a.name)
+    text = sc.text
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
 def find_bench() -> Optional[str]:
     """$QCNSIM_BENCH, then PATH, then target/release/qcnsim-bench in the current directory or a
     parent (a source checkout)."""
@@ -379,7 +435,8 @@ def cmd_bench(a) -> int:
 
 
 COMMANDS = {"run": cmd_run, "validate": cmd_validate, "plot": cmd_plot,
-            "reproduce": cmd_reproduce, "sweep": cmd_sweep, "bench": cmd_bench}
+            "reproduce": cmd_reproduce, "sweep": cmd_sweep, "params": cmd_params,
+            "scenario": cmd_scenario, "bench": cmd_bench}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

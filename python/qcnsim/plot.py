@@ -307,6 +307,84 @@ def plot_all(runs: Runs, out_dir: Union[str, "os.PathLike[str]"]) -> List[Path]:
     return [p for p in made if p is not None]
 
 
+def sweep_metric(sweep, metric: str, axis: Optional[str] = None, detail: Optional[str] = None,
+                 out: PathArg = None, max_lines: int = 12) -> Optional[Figure]:
+    """A metric of a sweep (:class:`qcnsim.SweepResults` or its directory) against one axis:
+    the mean per point with its 95 % confidence interval as error bars, one line per value of
+    the other axes (and per ``detail`` unless one is given). The x axis uses the axis's SI values
+    when it has them (e.g. bytes for ``cc.qcn.cp.q_eq``), else its labels in order."""
+    from .sweeps import SweepResults
+
+    sw = sweep if isinstance(sweep, SweepResults) else SweepResults.read(sweep)
+    si_of = sw.axis_columns()
+    if not si_of:
+        return None
+    axis = axis or next(iter(si_of))
+    if axis not in si_of:
+        from ._suggest import did_you_mean
+
+        raise KeyError(f"no axis {axis!r}{did_you_mean(axis, si_of)} in this sweep; axes: {', '.join(si_of)}")
+    df = sw.metric(metric, detail)
+    if df.height == 0:
+        return None
+    si = si_of[axis]
+    labels = list(dict.fromkeys(sw.points[axis].to_list()))
+    xcol = si if si else axis
+    others = [a for a in si_of if a != axis] + (["detail"] if detail is None and df["detail"].n_unique() > 1 else [])
+    fig = Figure(figsize=(7, 4.2))
+    ax = fig.subplots()
+    groups = df.partition_by(others, maintain_order=True, as_dict=False) if others else [df]
+    unit = df["unit"][0] if "unit" in df.columns and df.height else ""
+    for g in groups[:max_lines]:
+        if si:
+            g = g.sort(si)
+            x = g[si].to_numpy()
+        else:
+            order = {v: i for i, v in enumerate(labels)}
+            g = g.with_columns(pl.col(axis).map_elements(lambda v: order.get(v, -1), return_dtype=pl.Int64)
+                               .alias("_x")).sort("_x")
+            x = g["_x"].to_numpy()
+        y = g["mean"].to_numpy()
+        lo = y - g["ci95_low"].to_numpy()
+        hi = g["ci95_high"].to_numpy() - y
+        label = ", ".join(f"{c}={g[c][0]}" for c in others) if others else None
+        ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3, linewidth=1.0, label=label)
+    if not si:
+        ax.set_xticks(range(len(labels)), [str(v) for v in labels])
+    ax.set_xlabel(xcol if si else axis)
+    ax.set_ylabel(f"{metric} ({unit})" if unit else metric)
+    n = int(df["n"].max()) if "n" in df.columns else 0
+    ax.set_title(f"{sw.plan.get('scenario')}: {metric}" + (f" ({detail})" if detail else ""))
+    fig.text(0.99, 0.01, f"mean and 95 % CI over up to {n} replication(s)", ha="right", va="bottom",
+             fontsize="x-small", color="grey")
+    ax.grid(True, alpha=0.3)
+    if len(groups) > 1:
+        ax.legend(fontsize="x-small", loc="best")
+    fig.tight_layout()
+    if out is not None:
+        save(fig, out)
+    return fig
+
+
+def plot_sweep(sweep_dir: Union[str, "os.PathLike[str]"], out_dir: Union[str, "os.PathLike[str]"],
+               metrics: Optional[Sequence[str]] = None, axis: Optional[str] = None) -> List[Path]:
+    """``sweep_<metric>.png`` in ``out_dir`` for each metric (default: every metric whose mean
+    is not the same at every point); return the files written."""
+    from .sweeps import SweepResults
+
+    sw = SweepResults.read(sweep_dir)
+    if metrics is None:
+        agg = sw.aggregate
+        metrics = [m for m in sw.metric_names()
+                   if agg.filter(pl.col("metric") == m)["mean"].drop_nulls().n_unique() > 1]
+    made = []
+    for m in metrics:
+        p = save(sweep_metric(sw, m, axis=axis), Path(out_dir) / f"sweep_{m}.png")
+        if p is not None:
+            made.append(p)
+    return made
+
+
 def load_runs(results_dir: Union[str, "os.PathLike[str]"]) -> List[Tuple[str, Results]]:
     """A result directory (has run.json) or a directory of them (e.g. ``reproduce`` output)."""
     d = Path(results_dir)

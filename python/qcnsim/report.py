@@ -1,11 +1,16 @@
 """``qcnsim reproduce --all``: run every reference experiment and write one self-contained HTML
-report (``report.html``: figures embedded as base64 PNG, inline CSS, no external assets).
+report (``report.html``: figures embedded as base64 PNG, inline CSS, no external assets, no
+JavaScript).
 
-For each experiment the report shows first the published values beside qcnsim's (when the
-experiment defines ``PUBLISHED``, see :func:`qcnsim.reproduce.published_table`), then its setup
-(``meta.description``, the variants, and the interpretation choices marked in the scenario file,
-see :func:`interpretations`), its figures, its summary table and its runs (seed, wall time, whether the result was reused); then the run
-metadata (qcnsim version, Python, platform, CPU, start time, wall times).
+The report opens with a one-screen overview: per experiment what it shows (the first sentence of
+``meta.description``), its headline numbers beside the study's (the experiment module's
+``PUBLISHED`` entries matched against its summary by
+:func:`qcnsim.reproduce.published_table`) and a verdict
+(ran / failed; close to or deviating from the published values). Then, per experiment, its own
+figures with captions (the module's ``CAPTIONS``), with the generic figures (throughput, queue,
+CR, TR of every variant), the setup, the interpretations, long tables and the runs folded into
+``<details>`` sections; then the run metadata (qcnsim version, Python, platform, CPU, start time,
+wall times). Each figure is embedded once.
 
 It is resumable like ``reproduce``: a variant already complete in ``OUT/<experiment>/<variant>``
 with the same overrides and seed is not run again (the report says "reused"). An experiment that
@@ -121,6 +126,64 @@ def interpretations(text: str) -> List[Dict[str, str]]:
     if waiting is not None:
         out.append({"field": section, "value": "", "note": waiting})
     return out
+
+
+#: Relative tolerance within which a qcnsim value counts as close to the published one. A reading
+#: aid, not a validation criterion: the ratio is always shown.
+DEFAULT_TOLERANCE = 0.25
+
+#: Captions of the figures every experiment gets (``qcnsim.plot.plot_all``).
+GENERIC_CAPTIONS = {
+    "throughput.png": "Throughput at each port's output, per throughput bin, every variant on one axis.",
+    "queue.png": "Queue length of each sampled port over time; the dashed line is the set point Qeq.",
+    "cr.png": "Current rate CR of each reaction point over time.",
+    "tr.png": "Target rate TR of each reaction point over time.",
+}
+#: Tables longer than this are folded.
+FOLD_ROWS = 12
+
+
+def _module(name: str):
+    import importlib
+
+    try:
+        return importlib.import_module("qcnsim.experiments." + re.sub(r"[^0-9a-zA-Z_]", "_", name))
+    except ModuleNotFoundError:
+        return None
+
+
+def published_rows(name: str, summary: Optional[pl.DataFrame],
+                   published: Optional[pl.DataFrame] = None) -> List[Dict[str, Any]]:
+    """The rows of the experiment's published table (``published``, as ``reproduce`` made it;
+    else :func:`qcnsim.reproduce.published_table` of the module's ``PUBLISHED`` and ``summary``),
+    each with a ``verdict``: ``close`` (ratio within :data:`DEFAULT_TOLERANCE` of 1), ``deviates``,
+    or ``missing`` (no qcnsim value or no ratio; the table's ``note`` says why)."""
+    from .reproduce import experiment_published, published_table
+
+    if published is None:
+        entries = experiment_published(name)
+        if not entries:
+            return []
+        published = published_table(entries, summary if summary is not None else pl.DataFrame())
+    out = []
+    for row in published.iter_rows(named=True):
+        ratio = row.get("ratio")
+        verdict = "missing" if ratio is None else ("close" if abs(ratio - 1.0) <= DEFAULT_TOLERANCE else "deviates")
+        out.append({**row, "verdict": verdict})
+    return out
+
+
+def first_sentence(text: str) -> str:
+    text = " ".join(str(text or "").split())
+    first = re.split(r"(?<=\.)\s|;\s", text, maxsplit=1)[0].rstrip(".;") if text else ""
+    return f"{first}." if first else ""
+
+
+def caption(name: str, fig: Path) -> str:
+    """A figure's caption: the experiment module's ``CAPTIONS[file name]``, else the generic
+    caption, else the file name."""
+    caps = getattr(_module(name), "CAPTIONS", None) or {}
+    return caps.get(fig.name) or GENERIC_CAPTIONS.get(fig.name) or fig.stem.replace("_", " ")
 
 
 @dataclass
@@ -246,7 +309,8 @@ th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .err{background:#fee;border:1px solid #c00;padding:.6em;white-space:pre-wrap;font-family:monospace}
 .ok{color:#070}.bad{color:#b00}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}code{background:#f5f5f5;padding:0 .2em}
-.muted{color:#666;font-size:.9em}
+.muted{color:#666;font-size:.9em}details{margin:.5em 0}summary{cursor:pointer;color:#245}
+table.overview td{font-size:.92em}ul.nums{margin:0;padding-left:1.1em}
 """
 
 
@@ -272,13 +336,59 @@ def _html_table(df: pl.DataFrame) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _img(path: Path) -> str:
+def _img(path: Path, cap: str = "") -> str:
     try:
         data = base64.b64encode(path.read_bytes()).decode("ascii")
     except OSError as e:
         return f"<p class='bad'>figure {_e(path.name)} unreadable: {_e(e)}</p>"
-    return (f"<figure><img alt='{_e(path.stem)}' src='data:image/png;base64,{data}'>"
-            f"<figcaption>{_e(path.name)}</figcaption></figure>")
+    cap = cap or path.name
+    return (f"<figure><img alt='{_e(cap)}' src='data:image/png;base64,{data}'>"
+            f"<figcaption>{_e(cap)} <span class='muted'>({_e(path.name)})</span></figcaption></figure>")
+
+
+def _fold(title: str, body: str, open_: bool = False) -> str:
+    return f"<details{' open' if open_ else ''}><summary>{_e(title)}</summary>{body}</details>"
+
+
+def _table_maybe_folded(title: str, df: Optional[pl.DataFrame]) -> str:
+    if df is None or df.height == 0:
+        return f"<h3>{_e(title)}</h3><p class='muted'>(no rows)</p>"
+    if df.height > FOLD_ROWS:
+        return _fold(f"{title} ({df.height} rows)", _html_table(df))
+    return f"<h3>{_e(title)}</h3>" + _html_table(df)
+
+
+def _overview(reports: Sequence[ExperimentReport], quick: bool = False) -> str:
+    rows = ["<table class='overview'><thead><tr><th>experiment</th><th>what it shows</th>"
+            "<th>headline numbers: qcnsim vs the study</th><th>verdict</th></tr></thead><tbody>"]
+    for r in reports:
+        pub = published_rows(r.name, r.summary, r.published)
+        if pub:
+            items = []
+            for p in pub:
+                ours = "missing" if p["qcnsim"] is None else _num(p["qcnsim"])
+                ratio = "" if p["ratio"] is None else f" (×{p['ratio']:.2f})"
+                cls = {"close": "ok", "deviates": "bad"}.get(p["verdict"], "muted")
+                var = f" [{_e(p['variant'])}]" if p.get("variant") else ""
+                items.append(f"<li><span class='{cls}'>{_e(p['metric'])}{var}: {ours} vs {_num(p['published'])} "
+                             f"{_e(p['unit'])}{ratio}</span></li>")
+            numbers = f"<ul class='nums'>{''.join(items)}</ul>"
+        else:
+            numbers = "<span class='muted'>no published numbers recorded for this experiment</span>"
+        if r.error:
+            verdict = "<span class='bad'>failed</span>"
+        else:
+            counts = {v: sum(1 for p in pub if p["verdict"] == v) for v in ("close", "deviates", "missing")}
+            bits = [f"{n} {v}" for v, n in counts.items() if n]
+            verdict = "<span class='ok'>ran</span>" + (f"; {', '.join(bits)}" if bits else "")
+        rows.append(f"<tr><td><a href='#{_slug(r.name)}'>{_e(r.name)}</a></td>"
+                    f"<td>{_e(first_sentence(r.description))}</td><td>{numbers}</td><td>{verdict}</td></tr>")
+    rows.append("</tbody></table>")
+    rows.append(f"<p class='muted'>“close”: within ±{DEFAULT_TOLERANCE:.0%} of the published value, a reading aid; "
+                "the ratio is qcnsim/published. Sources are quoted in each experiment's section."
+                + (" Quick runs: where shorter than the full run, the numbers are not comparable." if quick else "")
+                + "</p>")
+    return "".join(rows)
 
 
 def _slug(name: str) -> str:
@@ -295,12 +405,10 @@ def render(reports: Sequence[ExperimentReport], meta: Dict[str, str]) -> str:
              "<title>qcnsim reproduction report</title>", f"<style>{_CSS}</style></head><body>",
              "<h1>qcnsim reproduction report</h1>",
              f"<p class='muted'>{len(reports)} experiment(s), "
-             f"{sum(1 for r in reports if r.error is None)} ok, {sum(1 for r in reports if r.error)} failed; "
-             f"{_e(meta.get('mode', ''))}.</p>", "<ul>"]
-    for r in reports:
-        status = "<span class='bad'>failed</span>" if r.error else "<span class='ok'>ok</span>"
-        parts.append(f"<li><a href='#{_slug(r.name)}'>{_e(r.name)}</a> — {status}, {r.wall_s:.1f} s</li>")
-    parts.append("<li><a href='#run-metadata'>Run metadata</a></li></ul>")
+             f"{sum(1 for r in reports if r.error is None)} ran, {sum(1 for r in reports if r.error)} failed; "
+             f"{_e(meta.get('mode', ''))}; <a href='#run-metadata'>run metadata</a>.</p>",
+             "<h2 id='overview'>Overview</h2>", _overview(reports, quick_mode(meta))]
+    generic = set(GENERIC_CAPTIONS)
     for r in reports:
         parts.append(f"<h2 id='{_slug(r.name)}'>{_e(r.name)}</h2>")
         if r.description:
@@ -309,37 +417,52 @@ def render(reports: Sequence[ExperimentReport], meta: Dict[str, str]) -> str:
             parts.append(f"<p><b>Headline:</b> {_e(r.headline)}</p>")
         if r.error:
             parts.append(f"<div class='err'>{_e(r.error)}</div>")
-        if r.published is not None:
+        pub = published_rows(r.name, r.summary, r.published)
+        if pub:
             parts.append("<h3>Published values beside qcnsim's</h3><p class='muted'>ratio = qcnsim / published"
                          + ("; quick runs: where shorter than the full run, not comparable" if quick_mode(meta)
                             else "") + ".</p>")
-            parts.append(_html_table(r.published))
+            parts.append(_html_table(pl.DataFrame(
+                [{k: p.get(k) for k in ("metric", "variant", "published", "qcnsim", "unit", "ratio", "verdict", "note",
+                                        "source")} for p in pub],
+                schema={"metric": pl.Utf8, "variant": pl.Utf8, "published": pl.Float64, "qcnsim": pl.Float64,
+                        "unit": pl.Utf8, "ratio": pl.Float64, "verdict": pl.Utf8, "note": pl.Utf8,
+                        "source": pl.Utf8})))
+        seen = set()
+        figs = []
+        for f in r.figures:  # each figure once, even if two hooks return the same path
+            key = Path(f).resolve()
+            if key not in seen:
+                seen.add(key)
+                figs.append(Path(f))
+        own = [f for f in figs if f.name not in generic]
+        common = [f for f in figs if f.name in generic]
+        if own:
+            parts.append("<h3>Figures</h3>")
+            parts.extend(_img(f, caption(r.name, f)) for f in own)
+        if common:
+            parts.append(_fold(f"Generic figures ({len(common)}: throughput, queues and rates of every variant)",
+                               "".join(_img(f, caption(r.name, f)) for f in common), open_=not own))
         if r.variants:
-            parts.append("<h3>Setup</h3><table><thead><tr><th>variant</th><th>description</th><th>settings</th>"
-                         "</tr></thead><tbody>")
+            rows = ["<table><thead><tr><th>variant</th><th>description</th><th>settings</th></tr></thead><tbody>"]
             for v in r.variants:
                 sets = ", ".join(f"{k} = {json.dumps(val)}" for k, val in (v.get("set") or {}).items())
                 desc = v.get("description", "")
                 if not v.get("quick", True):
                     desc = f"{desc} (full run only: --quick leaves it out)".strip()
-                parts.append(f"<tr><td>{_e(v['name'])}</td><td>{_e(desc)}</td>"
-                             f"<td><code>{_e(sets or '(base scenario)')}</code></td></tr>")
-            parts.append("</tbody></table>")
-        parts.append("<h3>Interpretations</h3>")
+                rows.append(f"<tr><td>{_e(v['name'])}</td><td>{_e(desc)}</td>"
+                            f"<td><code>{_e(sets or '(base scenario)')}</code></td></tr>")
+            rows.append("</tbody></table>")
+            parts.append(_fold(f"Setup ({len(r.variants)} variant(s))", "".join(rows)))
         if r.interpretations:
-            parts.append(_html_table(pl.DataFrame(r.interpretations, schema={"field": pl.Utf8, "value": pl.Utf8,
-                                                                             "note": pl.Utf8})))
+            parts.append(_fold(f"Interpretations ({len(r.interpretations)})", _html_table(pl.DataFrame(
+                r.interpretations, schema={"field": pl.Utf8, "value": pl.Utf8, "note": pl.Utf8}))))
         else:
-            parts.append("<p class='muted'>(none marked in the scenario file)</p>")
-        if r.figures:
-            parts.append("<h3>Figures</h3>")
-            parts.extend(_img(f) for f in r.figures)
+            parts.append("<p class='muted'>No interpretations marked in the scenario file.</p>")
         if r.summary is not None:
-            parts.append("<h3>Summary</h3>")
-            parts.append(_html_table(r.summary))
+            parts.append(_table_maybe_folded("Summary", r.summary))
         if r.runs:
-            parts.append("<h3>Runs</h3>")
-            parts.append(_html_table(pl.DataFrame(r.runs)))
+            parts.append(_fold(f"Runs ({len(r.runs)})", _html_table(pl.DataFrame(r.runs))))
         parts.append(f"<p class='muted'>results: <code>{_e(r.name)}/</code>; wall time {r.wall_s:.1f} s</p>")
     parts.append("<h2 id='run-metadata'>Run metadata</h2><table><tbody>")
     for k, v in meta.items():

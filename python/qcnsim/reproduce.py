@@ -97,9 +97,23 @@ def find_scenario(name: str) -> Scenario:
             return Scenario.load(cand)
     builtin = builtin_scenarios()
     if name in builtin:
-        return Scenario(builtin[name], name=name)
-    known = ", ".join(list_experiments()) or "(no scenario files found)"
-    raise UnknownExperiment(f"unknown experiment {name!r}; known experiments: {known}")
+        return Scenario.builtin(name)
+    from ._suggest import did_you_mean
+
+    names = list_experiments()
+    known = ", ".join(names) or "(no scenario files found)"
+    raise UnknownExperiment(f"unknown experiment {name!r}{did_you_mean(name, names)}; known experiments: {known}")
+
+
+def describe_experiment(name: str) -> str:
+    """One line on experiment ``name``: the first sentence of its ``meta.description``."""
+    try:
+        meta = find_scenario(name).resolved().get("meta", {}) or {}
+    except (ScenarioError, UnknownExperiment, OSError, UnicodeDecodeError) as e:
+        return f"(cannot read: {e})"
+    text = " ".join(str(meta.get("description") or "").split())
+    first = re.split(r"(?<=\.)\s|;\s", text, maxsplit=1)[0].rstrip(".;") if text else ""
+    return f"{first}." if first else "(no meta.description)"
 
 
 def quick_duration(resolved: Dict[str, Any]) -> str:

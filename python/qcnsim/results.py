@@ -8,7 +8,7 @@ import shutil
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Union
+from typing import Any, Dict, List, Mapping, Optional, Union
 
 import numpy as np
 import polars as pl
@@ -44,6 +44,18 @@ def tables_from_core(raw: Mapping[str, List[Any]]) -> Dict[str, pl.DataFrame]:
     }
 
 
+def with_seconds(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with a Float64 column ``<name>_s`` (seconds) after every integer column
+    ``<name>_ps`` (picoseconds): ``t_ps`` -> ``t_s``, ``bin_ps`` -> ``bin_s``. The ``_ps`` columns
+    stay: they are exact, the seconds are for plotting and reading."""
+    exprs = []
+    for c in df.columns:
+        exprs.append(pl.col(c))
+        if c.endswith("_ps") and df.schema[c].is_integer() and f"{c[:-3]}_s" not in df.columns:
+            exprs.append((pl.col(c).cast(pl.Float64) * 1e-12).alias(f"{c[:-3]}_s"))
+    return df.select(exprs)
+
+
 class Results:
     """The outcome of one run.
 
@@ -58,8 +70,10 @@ class Results:
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
-    def _from_core(cls, raw: Mapping[str, Any], *, scenario_name: str = "", overrides=()) -> "Results":
+    def _from_core(cls, raw: Mapping[str, Any], *, scenario_name: str = "", overrides=(), scenario=None,
+                   started: Optional[str] = None) -> "Results":
         from . import __version__
+        from ._provenance import provenance
 
         resolved = json.loads(raw["resolved"])
         wall_s = float(raw["wall_s"])
@@ -75,6 +89,7 @@ class Results:
             "sim_time_ps": int(raw["sim_time_ps"]),
             "sim_time_s": int(raw["sim_time_ps"]) * 1e-12,
             "frames_forwarded": int(raw["frames_forwarded"]),
+            "provenance": provenance(scenario, started),
             "resolved": resolved,
         }
         return cls(tables_from_core(raw["tables"]), info)
@@ -95,6 +110,17 @@ class Results:
 
     def __getitem__(self, table: str) -> pl.DataFrame:
         return self.tables[table]
+
+    def table(self, name: str, seconds: bool = True) -> pl.DataFrame:
+        """Table ``name``; with ``seconds`` (the default) every ``<x>_ps`` time column is
+        followed by ``<x>_s`` in seconds (:func:`with_seconds`). Unknown names raise KeyError
+        listing the tables."""
+        if name not in self.tables:
+            from ._suggest import did_you_mean
+
+            raise KeyError(f"no table {name!r}{did_you_mean(name, self.tables)}; tables: {', '.join(self.tables)}")
+        df = self.tables[name]
+        return with_seconds(df) if seconds else df
 
     def __repr__(self) -> str:
         shapes = ", ".join(f"{k}[{v.height}]" for k, v in self.tables.items())

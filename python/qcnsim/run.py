@@ -124,12 +124,16 @@ def run(
         cb = bar
     else:
         cb = None
+    from ._provenance import now_utc
+
+    started = now_utc()
     try:
         raw = _core.run(scenario.text, scenario.overrides, seed, cb)
     finally:
         if bar is not None:
             bar.close()
-    return Results._from_core(raw, scenario_name=scenario.name, overrides=scenario.overrides)
+    return Results._from_core(raw, scenario_name=scenario.name, overrides=scenario.overrides, scenario=scenario,
+                              started=started)
 
 
 @translate_errors
@@ -147,7 +151,9 @@ def fluid(scenario: Union[Scenario, str, "os.PathLike[str]"]) -> Results:
     """
     if not isinstance(scenario, Scenario):
         scenario = Scenario.load(Path(scenario))
+    started = now_utc()
     raw = _core.fluid(scenario.text, scenario.overrides)
-    res = Results._from_core(raw, scenario_name=scenario.name, overrides=scenario.overrides)
+    res = Results._from_core(raw, scenario_name=scenario.name, overrides=scenario.overrides, scenario=scenario,
+                             started=started)
     res.run_info["solver"] = "fluid"
     return res

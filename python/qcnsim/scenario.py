@@ -96,6 +96,8 @@ class Scenario:
         self._overrides: List[str] = [check_override(o) for o in overrides]
         self._name = name
         self._resolved: Optional[Dict[str, Any]] = None
+        self._sha256: Optional[str] = None
+        self._builtin = False
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -103,8 +105,13 @@ class Scenario:
         """Read a scenario file. Raises FileNotFoundError if it does not exist, PermissionError if
         it cannot be read, and :class:`ScenarioError` if it is not a regular file (a directory,
         device, pipe), is larger than :data:`MAX_SCENARIO_BYTES` or is not UTF-8 text."""
+        import hashlib
+
         p = Path(path)
-        return cls(read_scenario_text(p), path=p)
+        sc = cls(read_scenario_text(p), path=p)
+        # provenance: the hash of the file's bytes as read (checked to be a small regular file)
+        sc._sha256 = hashlib.sha256(p.read_bytes()).hexdigest()
+        return sc
 
     @classmethod
     def from_text(cls, text: str, name: Optional[str] = None) -> "Scenario":
@@ -121,13 +128,20 @@ class Scenario:
             known = ", ".join(sorted(scenarios))
             raise ScenarioError(f"unknown built-in scenario {name!r}{did_you_mean(name, scenarios)}; "
                                 f"built-in: {known}", "scenario", name, known)
-        return cls(scenarios[name], name=name)
+        sc = cls(scenarios[name], name=name)
+        sc._builtin = True
+        return sc
+
+    def _derive(self, overrides: Sequence[str]) -> "Scenario":
+        sc = Scenario(self._text, self._path, overrides, self._name)
+        sc._sha256, sc._builtin = self._sha256, self._builtin
+        return sc
 
     def with_overrides(self, overrides: Iterable[str]) -> "Scenario":
         """A new Scenario with ``overrides`` appended (later overrides win)."""
         if isinstance(overrides, str):
             overrides = [overrides]
-        return Scenario(self._text, self._path, [*self._overrides, *overrides], self._name)
+        return self._derive([*self._overrides, *overrides])
 
     # -- accessors ----------------------------------------------------------------------------
     @property
@@ -141,6 +155,23 @@ class Scenario:
     @property
     def overrides(self) -> List[str]:
         return list(self._overrides)
+
+    @property
+    def source(self) -> str:
+        """Where the text came from: the file's absolute path, ``builtin:NAME`` for a scenario
+        compiled into qcnsim, or "" for text given directly."""
+        if self._path is not None:
+            return str(self._path.resolve())
+        return f"builtin:{self._name}" if self._builtin else ""
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of the scenario file's bytes as read (of the UTF-8 text when not from a file)."""
+        if self._sha256 is None:
+            import hashlib
+
+            self._sha256 = hashlib.sha256(self._text.encode("utf-8")).hexdigest()
+        return self._sha256
 
     @property
     def name(self) -> str:
@@ -189,7 +220,7 @@ class Scenario:
         core checks only this variant, not the others with this one's values applied."""
         for v in self.variants():
             if v["name"] == name:
-                return Scenario(self._text, self._path, [variant_override(name), *self._overrides], self._name)
+                return self._derive([variant_override(name), *self._overrides])
         names = ", ".join(v["name"] for v in self.variants()) or "(none)"
         raise ScenarioError(
             f"unknown variant {name!r}: this scenario has {names}", "variants", name, names

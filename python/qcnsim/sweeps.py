@@ -200,6 +200,27 @@ def _axis_column(axis: Axis) -> pl.Series:
     return pl.Series(axis.path, [v if isinstance(v, str) else json.dumps(v) for v in vals], dtype=pl.Utf8)
 
 
+def _axis_si_column(axis: Axis) -> Optional[pl.Series]:
+    """The axis values in SI base units beside the labels, when every value is a quantity of one
+    kind (``"16KB"`` -> 16000.0 in a column ``<path>_B``; times in ``_s``, rates in ``_bps``),
+    parsed as the scenario reader parses them; else None."""
+    got = [_core.si_value(v) if isinstance(v, str) else None for v in axis.raw]
+    if not got or any(g is None for g in got) or len({g[1] for g in got}) != 1:
+        return None
+    return pl.Series(f"{axis.path}_{got[0][1]}", [g[0] for g in got], dtype=pl.Float64)
+
+
+def _axis_json(axis: Axis) -> Dict[str, Any]:
+    """An axis in sweep.json: its path and values as written, plus the values in SI base units
+    and their column name when every value is a quantity of one kind."""
+    out: Dict[str, Any] = {"path": axis.path, "values": axis.raw}
+    si = _axis_si_column(axis)
+    if si is not None:
+        out["si_column"] = si.name
+        out["si_values"] = si.to_list()
+    return out
+
+
 # -- plan ------------------------------------------------------------------------------------------
 @dataclass
 class Point:
@@ -248,7 +269,7 @@ class Plan:
             "first_rep": self.first_rep,
             "base_seed": self.base_seed,
             "id_scheme": ID_SCHEME,
-            "axes": [{"path": a.path, "values": a.raw} for a in self.axes],
+            "axes": [_axis_json(a) for a in self.axes],
             "points": [{"id": p.id, "values": {a.path: a.raw[i] for a, i in zip(self.axes, p.index)}}
                        for p in self.points],
         }
@@ -451,6 +472,32 @@ class SweepResults:
         """``{metric: aggregated table}`` for every metric of the summary."""
         return {m: self.metric(m) for m in self.metric_names()}
 
+    def axis_columns(self) -> Dict[str, Optional[str]]:
+        """``{axis path: its SI column or None}`` (the SI column holds the values as numbers in
+        SI base units, e.g. ``cc.qcn.cp.q_eq_B``)."""
+        return {a["path"]: a.get("si_column") for a in self.plan.get("axes", [])}
+
+    def to_xarray(self):
+        """The aggregate as an :class:`xarray.Dataset`: variables ``mean``, ``std``, ``n``,
+        ``ci95_low``, ``ci95_high`` over the dimensions (one per axis, by label), ``metric`` and
+        ``detail``; an axis's SI values are a coordinate beside its labels. Needs xarray and
+        pandas (``pip install 'qcnsim[xarray]'``)."""
+        try:
+            import xarray as xr
+        except ImportError:
+            raise ImportError("SweepResults.to_xarray() needs xarray: pip install 'qcnsim[xarray]'") from None
+        axes = self.axes
+        cols = [*axes, "metric", "detail", "n", "mean", "std", "ci95_low", "ci95_high"]
+        df = self.aggregate.select(cols).to_pandas().set_index([*axes, "metric", "detail"])
+        ds = xr.Dataset.from_dataframe(df)
+        for path, si in self.axis_columns().items():
+            if si:
+                pairs = dict(zip(self.points[path].to_list(), self.points[si].to_list()))
+                ds = ds.assign_coords({si: (path, [pairs.get(v) for v in ds[path].values.tolist()])})
+        ds.attrs.update(scenario=str(self.plan.get("scenario")), replications=int(self.plan.get("replications") or 0),
+                        confidence=0.95)
+        return ds
+
     def run_dir(self, point: str, rep: int = 0) -> Path:
         return self.out_dir / f"point={point}" / f"rep={rep}"
 
@@ -634,7 +681,10 @@ def run_sweep(
     executor = make_executor(executor)
     with _Lock(out):
         _clean_temporaries(out)
-        plan_json = {**plan.to_json(), "format": fmt, "qcnsim_version": _core.version()}
+        from ._provenance import provenance
+
+        prov = provenance(plan.scenario)
+        plan_json = {**plan.to_json(), "format": fmt, "qcnsim_version": _core.version(), "provenance": prov}
         try:
             _write_json(plan_json, out / SWEEP_JSON)
         except OSError as e:
@@ -716,7 +766,8 @@ def run_sweep(
                             if keep is not None:
                                 payload = {**payload, "tables": {k: v for k, v in payload["tables"].items() if k in keep}}
                             res = Results._from_core(payload, scenario_name=plan.scenario.name,
-                                                     overrides=list(task.overrides))
+                                                     overrides=list(task.overrides), scenario=plan.scenario,
+                                                     started=prov["started"])
                             res.run_info["sweep"] = {"point": task.point, "rep": task.rep, "attempt": attempt,
                                                      "values": values_of.get(task.point, {}),
                                                      "base_seed": plan.base_seed}
@@ -752,7 +803,15 @@ def run_sweep(
 def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
              summaries: Dict[Tuple[str, int], SummaryRows],
              errors: Dict[Tuple[str, int], str]) -> SweepResults:
-    axis_cols = [_axis_column(a) for a in plan.axes]
+    axis_cols: List[pl.Series] = []
+    axis_pos: List[int] = []  # the axis each column belongs to
+    for k, a in enumerate(plan.axes):
+        axis_cols.append(_axis_column(a))
+        axis_pos.append(k)
+        si = _axis_si_column(a)
+        if si is not None:
+            axis_cols.append(si)
+            axis_pos.append(k)
     n = len(plan.points)
     ids = [p.id for p in plan.points]
     done = [sum((p.id, r) in summaries for r in plan.reps) for p in plan.points]
@@ -764,7 +823,7 @@ def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
     status = ["done" if d == plan.replications else ("failed" if f else "pending") for d, f in zip(done, failed)]
     points = pl.DataFrame([
         pl.Series("point", ids, dtype=pl.Utf8),
-        *[pl.Series(c.name, [c[p.index[k]] for p in plan.points], dtype=c.dtype) for k, c in enumerate(axis_cols)],
+        *[pl.Series(c.name, [c[p.index[k]] for p in plan.points], dtype=c.dtype) for k, c in zip(axis_pos, axis_cols)],
         pl.Series("replications", [plan.replications] * n, dtype=pl.Int64),
         pl.Series("runs_done", done, dtype=pl.Int64),
         pl.Series("runs_failed", failed, dtype=pl.Int64),
@@ -796,7 +855,7 @@ def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
     runs = pl.DataFrame([
         pl.Series("point", cols["point"], dtype=pl.Utf8),
         *[pl.Series(c.name, [c[axis_of[pid][k]] for pid in cols["point"]], dtype=c.dtype)
-          for k, c in enumerate(axis_cols)],
+          for k, c in zip(axis_pos, axis_cols)],
         pl.Series("rep", cols["rep"], dtype=pl.Int64),
         pl.Series("seed", cols["seed"], dtype=pl.UInt64),
         pl.Series("metric", cols["metric"], dtype=pl.Utf8),

@@ -73,6 +73,12 @@ fn cases() -> Vec<Case> {
         Case { what: "unknown key in meta", edit: Set(&["meta.durration=5ms"]), path: "meta.durration", shows: "unknown key" },
         Case { what: "unknown key in a flow", edit: Set(&["flows.0.ratee=1Gbps"]), path: "flows.0.ratee", shows: "unknown key" },
         Case { what: "unknown key four levels deep", edit: Set(&["cc.qcn.cp.qeq=26KB"]), path: "cc.qcn.cp.qeq", shows: "unknown key" },
+        Case { what: "a typo gets the nearest valid name", edit: Set(&["cc.qcn.cp.qeq=26KB"]), path: "cc.qcn.cp.qeq", shows: "did you mean `cc.qcn.cp.q_eq`?" },
+        Case { what: "a swapped pair of letters gets the nearest name", edit: Set(&["meta.duratoin=5ms"]), path: "meta.duratoin", shows: "did you mean `meta.duration`?" },
+        Case { what: "a wildcard on a table", edit: Set(&["cc.*.cp=1"]), path: "cc.*", shows: "every element of an array" },
+        Case { what: "a wildcard override with a bad value", edit: Set(&["flows.*.rate=-1Gbps"]), path: "flows.0.rate", shows: "-1Gbps" },
+        Case { what: "a wildcard over a missing key of the elements", edit: Set(&["links.*.dealy=1us"]), path: "links.0.dealy", shows: "did you mean `links.0.delay`?" },
+        Case { what: "an index that is neither a number nor *", edit: Set(&["flows.first.rate=1Gbps"]), path: "flows.first", shows: "or * for every element" },
         Case { what: "rate with a size unit", edit: Set(&["flows.0.rate=10GB"]), path: "flows.0.rate", shows: "10GB" },
         Case { what: "time without a unit", edit: Set(&["meta.duration=\"10\""]), path: "meta.duration", shows: "\"10\"" },
         Case { what: "zero link rate", edit: Replace("between = [\"a\", \"sw\"]", "between = [\"a\", \"sw\"]\nrate = \"0Gbps\""), path: "links.0.rate", shows: "0Gbps" },
@@ -310,6 +316,48 @@ fn malformed_scenarios_are_rejected_with_field_paths() {
         f.len(),
         cases().len(),
         f.join("\n")
+    );
+}
+
+#[test]
+fn an_unrelated_unknown_key_gets_no_suggestion() {
+    let e = scenario::load(BASE, &["meta.zzzzzz=1".into()]).expect_err("unknown key");
+    assert!(!e.to_string().contains("did you mean"), "{e}");
+}
+
+#[test]
+fn wildcard_overrides_set_every_element() {
+    let text =
+        format!("{BASE}\n[[flows]]\nname = \"f1\"\nsrc = \"b\"\ndst = \"a\"\nrate = \"1Gbps\"\n");
+    let sc = scenario::load(
+        &text,
+        &["flows.*.rate=2Gbps".into(), "links.*.delay=3us".into()],
+    )
+    .expect("wildcards apply to every element");
+    for f in sc.resolved["flows"].as_array().unwrap() {
+        assert_eq!(f["rate"], serde_json::json!("2Gbps"), "{f}");
+    }
+    let links = sc.resolved["links"].as_array().unwrap();
+    assert_eq!(links.len(), 2);
+    let one = scenario::load(
+        &text,
+        &["links.0.delay=3us".into(), "links.1.delay=3us".into()],
+    )
+    .expect("the same by index");
+    assert_eq!(sc.resolved["links"], one.resolved["links"]);
+    // A later indexed override wins over an earlier wildcard.
+    let mixed = scenario::load(
+        &text,
+        &["flows.*.rate=2Gbps".into(), "flows.1.rate=3Gbps".into()],
+    )
+    .expect("mixed");
+    assert_eq!(
+        mixed.resolved["flows"][0]["rate"],
+        serde_json::json!("2Gbps")
+    );
+    assert_eq!(
+        mixed.resolved["flows"][1]["rate"],
+        serde_json::json!("3Gbps")
     );
 }
 

@@ -206,6 +206,56 @@ fn fluid<'py>(py: Python<'py>, text: &str, overrides: Vec<String>) -> PyResult<B
     }
 }
 
+/// Every protocol parameter, from the one definition in `scenario/params.rs`: a list of
+/// `(path, kind, default, source, help)` where `path` is `section.key` and `kind` states the
+/// unit and the allowed range in words.
+#[pyfunction]
+fn params() -> Vec<(String, String, &'static str, &'static str, &'static str)> {
+    qcnsim_core::scenario::params::PARAMS
+        .iter()
+        .map(|p| {
+            (
+                format!("{}.{}", p.section, p.key),
+                qcnsim_core::scenario::params::kind_text(&p.kind, false),
+                p.default,
+                p.source,
+                p.help,
+            )
+        })
+        .collect()
+}
+
+/// How this extension was built: `{"core_version", "rustc", "git_commit", "git_dirty",
+/// "profile"}`; the git fields are empty when it was not built from a git checkout.
+#[pyfunction]
+fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("core_version", env!("CARGO_PKG_VERSION"))?;
+    d.set_item("rustc", env!("QCNSIM_RUSTC_VERSION"))?;
+    d.set_item("git_commit", env!("QCNSIM_GIT_COMMIT"))?;
+    d.set_item("git_dirty", env!("QCNSIM_GIT_DIRTY") == "1")?;
+    d.set_item("profile", env!("QCNSIM_PROFILE"))?;
+    Ok(d)
+}
+
+/// A quantity string in SI base units: `"16KB"` -> `(16000.0, "B")`, `"10us"` -> `(1e-5, "s")`,
+/// `"5Gbps"` -> `(5e9, "bps")`, parsed exactly as the scenario reader does; `None` for anything
+/// else (a plain number, a name).
+#[pyfunction]
+fn si_value(s: &str) -> Option<(f64, &'static str)> {
+    use qcnsim_core::units;
+    if let Ok(t) = units::parse_time(s) {
+        return Some((units::secs(t), "s"));
+    }
+    if let Ok(r) = units::parse_rate(s) {
+        return Some((r, "bps"));
+    }
+    if let Ok(b) = units::parse_bytes(s) {
+        return Some((units::u64_f64(b), "B"));
+    }
+    None
+}
+
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
 }
@@ -229,6 +279,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(fluid, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_scenarios, m)?)?;
+    m.add_function(wrap_pyfunction!(params, m)?)?;
+    m.add_function(wrap_pyfunction!(build_info, m)?)?;
+    m.add_function(wrap_pyfunction!(si_value, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     Ok(())
 }

@@ -351,3 +351,17 @@ def post(ctx):
     else:
         ctx.log(f"sweep: no variant {SWEEP_VARIANT!r} in the scenario; skipped")
     return [f for f in figs if f is not None], pl.DataFrame(rows)
+
+
+#: Figure captions for the reproduction report.
+CAPTIONS = {
+    "egress_throughput.png": "Throughput of the core switch's egress port, every configuration.",
+    "accepted_throughput.png": "Throughput accepted from each endpoint (its NIC output), one panel per endpoint.",
+    "rl_rate.png": "Rate-limiter rate R of each endpoint's reaction point over time.",
+    "edge_occupancy.png": "Occupancy of each edge switch's memory over time.",
+    "core_queue.png": "Core switch queue over time; dashed: Qeq = 24 KB.",
+    "spike.png": "Duration of the congestion spike at the core port (queue above the threshold until it "
+                 "settles), per configuration.",
+    "sweep.png": "Sample-window sweep: mean peak core queue (left) and Jain fairness index of the endpoints' "
+                 "throughputs (right) against the sample window; error bars: standard deviation over the runs.",
+}

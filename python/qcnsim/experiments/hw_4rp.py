@@ -234,3 +234,14 @@ def post(ctx) -> Tuple[List[Path], Optional[pl.DataFrame]]:
     })
     # throughput.png is redrawn (bottleneck only): keep it once in the list reproduce prints
     return [f for f in figs if f is not None and f.name != "throughput.png"], extra
+
+
+#: Figure captions for the reproduction report.
+CAPTIONS = {
+    "throughput.png": "Throughput at the switch's rate-limited port (9.5G, 2G, 9.5G) for conditions (a)-(d).",
+    "nic_throughput.png": "Aggregate throughput of the four host NIC ports per condition.",
+    "drops.png": "Cumulative frames dropped at the switch (top) and at the hosts' rate-limiter and NIC queues "
+                 "(bottom), per condition.",
+    "pause_frames.png": "PAUSE frames received by the four NICs per bin, per condition.",
+    "host_queues.png": "Bytes waiting at the hosts (rate-limiter and NIC queues of the four hosts) per condition.",
+}

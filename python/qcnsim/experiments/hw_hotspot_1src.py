@@ -236,3 +236,11 @@ def post(ctx):
                           for v in (r["recovery_10ms_s"], r["recovery_1ms_s"]))
         ctx.log(f"recovery (10 ms, 1 ms bins) {r['hotspot']:>5} {r['scheme']:<14} {shown}")
     return figs, recovery_rows(rec)
+
+
+#: Figure captions for the reproduction report.
+CAPTIONS = {
+    "by_hotspot.png": "Per hotspot (10G to 0.5G, 10G to 1G): bottleneck throughput in 10 ms bins, a zoom on the "
+                      "recovery after the hotspot ends, and the CP queue; standard QCN against NIC-side Fb. Dotted "
+                      "lines: start and end of the hotspot.",
+}

@@ -41,3 +41,12 @@ PUBLISHED = [
 
 def post(ctx):
     return _post(ctx, FAIR, PUBLISHED)
+
+
+#: Figure captions for the reproduction report.
+CAPTIONS = {
+    "cr_vs_time.png": "Current rate of every source over time (first seed), one panel per scheme and Qeq; dashed: "
+                      "the fair share.",
+    "metrics_vs_qeq.png": "Each multicast metric against Qeq for the standard and representative schemes: mean and "
+                          "standard deviation over the seeds.",
+}

@@ -260,3 +260,13 @@ def _rate_gbps(s) -> float:
     if not m:
         return float("nan")
     return float(m.group(1)) * {"": 1e-9, "k": 1e-6, "M": 1e-3, "G": 1.0}[m.group(2)]
+
+
+#: Figure captions for the reproduction report.
+CAPTIONS = {
+    "recovery_throughput.png": "Aggregate throughput of the ten sources around the end of the hotspot, per scheme.",
+    "recovery_time.png": "Bandwidth recovery time after the hotspot (to 90 % of 10 Gb/s) per scheme and RTT.",
+    "downward.png": "Downward transient at the start of the hotspot: target-rate reduction on against off.",
+    "queue_transients.png": "Bottleneck queue around the start and the end of the hotspot, per scheme.",
+    "sonar_events.png": "SONAR: bottleneck queue, the bandwidth-available state and the short-fuse transitions.",
+}

@@ -113,3 +113,10 @@ def post(ctx):
 
     extra = pl.concat([stats(name, res) for name, res in runs])
     return figs, extra
+
+
+#: Figure captions for the reproduction report.
+CAPTIONS = {
+    "stability_queue.png": "Bottleneck queue over time for N = 10, 100 and 400 push-back sources.",
+    "stability_rates.png": "Current rate of the sources (at most the first few drawn) for each N.",
+}

@@ -606,6 +606,31 @@ pub fn read_pushback(t: &mut TableReader) -> Res<(bool, SimTime, bool, Fb99Step)
     Ok((enabled, timer, one, step))
 }
 
+/// The kind, unit and allowed range of a parameter in words ("size (bytes), 64B to 1518B"); with
+/// `code` the choices are Markdown code spans. Used by `params_markdown` and `qcnsim params`.
+pub fn kind_text(k: &Kind, code: bool) -> String {
+    match k {
+        Kind::Bytes { min, max } => format!("size (bytes), {min}B to {max}B"),
+        Kind::Time { min } => format!("time, at least {}", units::fmt_time(*min)),
+        Kind::Rate => "bit rate, above 0".to_string(),
+        Kind::Float { min, max } => format!("number, {min} to {max}"),
+        Kind::Int { min, max } => format!("whole number, {min} to {max}"),
+        Kind::Bool => "true or false".to_string(),
+        Kind::Choice(c) => format!(
+            "one of {}",
+            c.iter()
+                .map(|s| if code {
+                    format!("`\"{s}\"`")
+                } else {
+                    format!("\"{s}\"")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Kind::IntList { min, max } => format!("list of whole numbers, {min} to {max}"),
+    }
+}
+
 /// The `PARAMS` table as a Markdown table (one row per parameter: `section.key`, kind with unit
 /// and allowed range, default, source, help). `docs/parameters.md` holds exactly this text
 /// between `<!-- params:begin -->` and `<!-- params:end -->`; a unit test keeps the two equal
@@ -617,24 +642,6 @@ pub fn params_markdown() -> String {
             .replace('*', "\\*")
             .replace('\n', " ")
     }
-    fn kind(k: &Kind) -> String {
-        match k {
-            Kind::Bytes { min, max } => format!("size (bytes), {min}B to {max}B"),
-            Kind::Time { min } => format!("time, at least {}", units::fmt_time(*min)),
-            Kind::Rate => "bit rate, above 0".to_string(),
-            Kind::Float { min, max } => format!("number, {min} to {max}"),
-            Kind::Int { min, max } => format!("whole number, {min} to {max}"),
-            Kind::Bool => "true or false".to_string(),
-            Kind::Choice(c) => format!(
-                "one of {}",
-                c.iter()
-                    .map(|s| format!("`\"{s}\"`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            Kind::IntList { min, max } => format!("list of whole numbers, {min} to {max}"),
-        }
-    }
     let mut out = String::from("| Parameter | Kind, unit and range | Default | Source | Help |\n");
     out.push_str("|---|---|---|---|---|\n");
     for p in PARAMS {
@@ -642,7 +649,7 @@ pub fn params_markdown() -> String {
             "| `{}.{}` | {} | `{}` | {} | {} |\n",
             p.section,
             p.key,
-            cell(&kind(&p.kind)),
+            cell(&kind_text(&p.kind, true)),
             p.default,
             cell(p.source),
             cell(p.help)

@@ -85,13 +85,17 @@ impl<'a> TableReader<'a> {
                 let mut allowed: Vec<&str> = self.used.clone();
                 allowed.sort();
                 allowed.dedup();
+                let hint = match nearest_name(k, &allowed) {
+                    Some(near) => format!(" (did you mean `{}`?)", join(&self.path, near)),
+                    None => String::new(),
+                };
                 return Err(ScenarioError::new(
                     join(&self.path, k),
                     "an unknown key",
                     if allowed.is_empty() {
                         "no keys here".to_string()
                     } else {
-                        format!("one of: {}", allowed.join(", "))
+                        format!("one of: {}{hint}", allowed.join(", "))
                     },
                 ));
             }
@@ -383,45 +387,109 @@ pub fn set_path(doc: &mut Value, path: &str, value: Value) -> Res<()> {
             "dotted keys such as cc.qcn.cp.q_eq",
         ));
     }
-    let mut cur: &mut Value = doc;
-    for (i, seg) in segs.iter().enumerate() {
-        let last = i + 1 == segs.len();
-        let here = segs[..=i].join(".");
-        cur = match cur {
-            Value::Table(t) => {
-                if last {
-                    t.insert(seg.to_string(), value);
-                    return Ok(());
-                }
-                t.entry(seg.to_string())
-                    .or_insert_with(|| Value::Table(Table::new()))
-            }
-            Value::Array(a) => {
-                let idx: usize = seg.parse().map_err(|_| {
-                    ScenarioError::new(
-                        here.clone(),
-                        format!("{seg:?}"),
-                        "an array index (0, 1, ...)",
-                    )
-                })?;
-                let n = a.len();
-                let slot = a.get_mut(idx).ok_or_else(|| {
-                    ScenarioError::new(here.clone(), idx.to_string(), format!("an index below {n}"))
-                })?;
-                if last {
-                    *slot = value;
-                    return Ok(());
-                }
-                slot
-            }
-            other => {
+    set_segs(doc, &segs, 0, &value)
+}
+
+/// Set `segs[i..]` below `cur` (which `segs[..i]` leads to). A `*` segment on an array sets the
+/// rest of the path in every element (`flows.*.rate=5Gbps`, `links.*.delay=1us`).
+fn set_segs(cur: &mut Value, segs: &[&str], i: usize, value: &Value) -> Res<()> {
+    let seg = segs[i];
+    let last = i + 1 == segs.len();
+    let here = segs[..=i].join(".");
+    let next: &mut Value = match cur {
+        Value::Table(t) => {
+            if seg == "*" {
                 return Err(ScenarioError::new(
-                    segs[..i].join("."),
-                    show(other),
-                    "a table or an array to set a field in",
-                ))
+                    here,
+                    "\"*\"",
+                    "a key: * stands for every element of an array (flows.*.rate), not of a table",
+                ));
             }
-        };
+            if last {
+                t.insert(seg.to_string(), value.clone());
+                return Ok(());
+            }
+            t.entry(seg.to_string())
+                .or_insert_with(|| Value::Table(Table::new()))
+        }
+        Value::Array(a) => {
+            if seg == "*" {
+                if a.is_empty() {
+                    return Err(ScenarioError::new(
+                        here,
+                        "\"*\"",
+                        format!("an array with elements ({} is empty)", segs[..i].join(".")),
+                    ));
+                }
+                for slot in a.iter_mut() {
+                    if last {
+                        *slot = value.clone();
+                    } else {
+                        set_segs(slot, segs, i + 1, value)?;
+                    }
+                }
+                return Ok(());
+            }
+            let idx: usize = seg.parse().map_err(|_| {
+                ScenarioError::new(
+                    here.clone(),
+                    format!("{seg:?}"),
+                    "an array index (0, 1, ...) or * for every element",
+                )
+            })?;
+            let n = a.len();
+            let slot = a.get_mut(idx).ok_or_else(|| {
+                ScenarioError::new(here.clone(), idx.to_string(), format!("an index below {n}"))
+            })?;
+            if last {
+                *slot = value.clone();
+                return Ok(());
+            }
+            slot
+        }
+        other => {
+            return Err(ScenarioError::new(
+                segs[..i].join("."),
+                show(other),
+                "a table or an array to set a field in",
+            ))
+        }
+    };
+    set_segs(next, segs, i + 1, value)
+}
+
+/// The name in `candidates` nearest to `name` by edit distance, if it is close enough to be a
+/// plausible typo (at most a third of the name's length, and at least 1, edits away).
+pub fn nearest_name<'b>(name: &str, candidates: &[&'b str]) -> Option<&'b str> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .iter()
+        .map(|c| (edit_distance(name, c), *c))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance (insert, delete, substitute; an adjacent swap counts as one edit).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
     }
-    Ok(())
+    for (j, v) in d[0].iter_mut().enumerate() {
+        *v = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let sub = d[i - 1][j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            let mut v = sub.min(d[i - 1][j] + 1).min(d[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
 }
