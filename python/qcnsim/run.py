@@ -151,6 +151,8 @@ def fluid(scenario: Union[Scenario, str, "os.PathLike[str]"]) -> Results:
     """
     if not isinstance(scenario, Scenario):
         scenario = Scenario.load(Path(scenario))
+    from ._provenance import now_utc
+
     started = now_utc()
     raw = _core.fluid(scenario.text, scenario.overrides)
     res = Results._from_core(raw, scenario_name=scenario.name, overrides=scenario.overrides, scenario=scenario,
