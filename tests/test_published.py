@@ -122,7 +122,7 @@ def test_reproduce_writes_published_and_the_report_shows_it_first(tmp_path, monk
     path, reports = reproduce_all(tmp_path / "all", names=["pubtiny"], log=lambda s: None, echo=lambda s: None)
     assert reports[0].published is not None and reports[0].published.height == 2
     html = path.read_text(encoding="utf-8")
-    assert html.index("Published values beside qcnsim") < html.index("<h3>Setup</h3>")
+    assert html.index("Published values beside qcnsim") < html.index("<summary>Setup (")
 
     # a broken list fails before anything runs
     mod.PUBLISHED = [dict(metric="m", value=1.0, unit="s")]

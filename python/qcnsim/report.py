@@ -20,6 +20,7 @@ fails is reported with its error and the others still run.
 from __future__ import annotations
 
 import base64
+import io
 import datetime as _dt
 import html
 import json
@@ -336,9 +337,29 @@ def _html_table(df: pl.DataFrame) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
+def _report_png(path: Path) -> bytes:
+    """The PNG bytes to embed for ``path``: the file, or the same image in 256 colours when that
+    is smaller (Pillow, which matplotlib requires). Line plots lose nothing visible and the
+    report stays a few MB; the PNG files beside the report keep every colour."""
+    data = path.read_bytes()
+    try:
+        from PIL import Image
+    except ImportError:  # pragma: no cover - matplotlib depends on Pillow
+        return data
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            small = im.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE)
+            buf = io.BytesIO()
+            small.save(buf, format="PNG")
+    except (OSError, ValueError):
+        return data
+    out = buf.getvalue()
+    return out if len(out) < len(data) else data
+
+
 def _img(path: Path, cap: str = "") -> str:
     try:
-        data = base64.b64encode(path.read_bytes()).decode("ascii")
+        data = base64.b64encode(_report_png(path)).decode("ascii")
     except OSError as e:
         return f"<p class='bad'>figure {_e(path.name)} unreadable: {_e(e)}</p>"
     cap = cap or path.name
