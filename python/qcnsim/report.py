@@ -20,9 +20,9 @@ fails is reported with its error and the others still run.
 from __future__ import annotations
 
 import base64
-import io
 import datetime as _dt
 import html
+import io
 import json
 import os
 import platform
