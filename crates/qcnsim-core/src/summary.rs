@@ -517,7 +517,7 @@ fn flow_control_rows(sc: &Scenario, ports: &Table, rows_dropped: u64, rows: &mut
     }
     if let Some(b) = sc.analysis.bottleneck {
         let (sw, _) = sc.port_ends(b);
-        let cap = match sc.port_capacity(b) {
+        let cap = match sc.queue_limit(b) {
             crate::scenario::Capacity::Bytes(c) => Some(c),
             crate::scenario::Capacity::Frames(n) => {
                 Some(n * crate::scenario::flow_control::max_frame(sc) as u64)

@@ -229,6 +229,9 @@ fn cases() -> Vec<Case> {
         // ---- flow control
         Case { what: "unknown flow-control mode", edit: Set(&["flow_control.mode=xoff"]), path: "flow_control.mode", shows: "xoff" },
         Case { what: "unknown watermark mode", edit: Set(&["flow_control.mode=pause", "flow_control.watermark=shared"]), path: "flow_control.watermark", shows: "shared" },
+        Case { what: "global watermark beside a shared buffer", edit: Set(&["flow_control.mode=pause", "flow_control.watermark=global", "shared_buffer.size=1MB"]), path: "flow_control.watermark", shows: "xoff_scope = \"pool\"" },
+        Case { what: "global watermark with buffers in frames", edit: Set(&["flow_control.mode=pause", "flow_control.watermark=global", "defaults.buffer=100frames"]), path: "flow_control.watermark", shows: "100 frames" },
+        Case { what: "global watermark: XOFF within a frame of a port's buffer", edit: Set(&["flow_control.mode=pause", "flow_control.watermark=global", "flow_control.xoff=149KB"]), path: "flow_control.xoff", shows: "149000B" },
         Case { what: "XON above XOFF", edit: Set(&["flow_control.mode=pause", "flow_control.xon=140KB"]), path: "flow_control.xon", shows: "140000B" },
         Case { what: "XON equal to XOFF", edit: Set(&["flow_control.mode=pause", "flow_control.xon=130KB"]), path: "flow_control.xon", shows: "130000B" },
         Case { what: "headroom above XOFF smaller than one frame", edit: Set(&["flow_control.mode=pause", "flow_control.xoff=149KB"]), path: "flow_control.xoff", shows: "149000B" },

@@ -251,8 +251,9 @@ fn assert_same_tables(
 fn the_global_pause_watermark_is_the_pool_scope_of_the_shared_memory() {
     // BCN calibration study: "pause all inputs if memory exceeds 140 KB, unpause below 130 KB",
     // no limit on queue lengths. As flow_control.watermark = "global" (per-port infinite
-    // buffers) and as a shared memory with the pool scope, no reserve, no headroom, no
-    // thresholds: the same tables (the shared run only adds switch_buffer and its rows).
+    // buffers; the reader makes it a memory whose queues keep their ports' buffers) and as an
+    // explicit shared memory with the pool scope, no reserve, no headroom, no thresholds: the
+    // same tables.
     let path = format!(
         "{}/../../scenarios/bcn-calibration.toml",
         env!("CARGO_MANIFEST_DIR")
@@ -263,7 +264,9 @@ fn the_global_pause_watermark_is_the_pool_scope_of_the_shared_memory() {
         &text,
         &[
             "meta.duration=8ms",
-            "shared_buffer.size=100GB",
+            // the global watermark is this memory; an explicit one replaces the meters
+            "flow_control.watermark=ingress",
+            "shared_buffer.size=1099511627776B", // 1 TiB, as the reader gives infinite ports
             "shared_buffer.xoff_scope=pool",
             "shared_buffer.ingress_threshold=none",
             "shared_buffer.egress_threshold=none",

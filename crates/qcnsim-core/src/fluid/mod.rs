@@ -197,7 +197,7 @@ impl Inputs {
                 (taus.iter().map(|&t| t as u128).sum::<u128>() / taus.len() as u128) as SimTime
             }
         };
-        let q_max_bytes = match sc.port_capacity(b) {
+        let q_max_bytes = match sc.queue_limit(b) {
             Capacity::Bytes(x) => x as f64,
             Capacity::Frames(n) => (n * packet as u64) as f64,
             Capacity::Infinite => f64::INFINITY,

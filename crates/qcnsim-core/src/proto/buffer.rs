@@ -25,7 +25,8 @@
 //! Admission of a frame of `c` cells from PG `i` into egress queue `e` (F = free shared cells):
 //!
 //! ```text
-//! egress:  unless i is lossless:  used(e) + c <= reserved(e)  or  used(e) + c - reserved(e) <= T_e(F)
+//! egress:  unless i is lossless (and lossless_egress is off):
+//!              used(e) + c <= reserved(e)  or  used(e) + c - reserved(e) <= T_e(F)
 //!          else drop "egress"
 //! ingress: not xoff(i) and used(i) + c <= reserved(i)                        -> reserved
 //!          not xoff(i) and shared(i) after <= T_i(F) and the shared region fits -> shared
@@ -38,10 +39,12 @@
 //!          XON(i) when xoff(i), hdrm(i) = 0 and shared(i) + xon_offset <= T_i(F)
 //! ```
 //!
-//! With the XOFF threshold on the whole pool ([`XoffScope::Pool`]) the PGs are paused together
-//! when the memory in use exceeds `xoff` and resumed when it falls below `xon`: the global
-//! watermark PAUSE of the BCN calibration study is this case with no reserved space and no
-//! headroom region.
+//! With the XOFF threshold on the whole pool ([`XoffScope::Pool`]) the lossless PGs of one
+//! priority are paused together when the memory that priority's frames use exceeds `xoff` and
+//! resumed when it falls below `xon` (with one priority, 802.3x PAUSE: the whole memory): the
+//! global watermark PAUSE of the BCN calibration study ("pause all inputs if memory exceeds
+//! 140 KB, unpause below 130 KB") is this case with no reserved space, no headroom region and
+//! each egress queue limited by its port's own buffer (`lossless_egress`).
 
 /// A threshold on one PG's or queue's use of the shared region.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -72,9 +75,10 @@ impl Threshold {
 pub enum XoffScope {
     /// The PG's own shared use against its ingress threshold (frames beyond it go to headroom).
     Pg,
-    /// The whole pool's use: XOFF for every lossless PG when it exceeds `xoff` cells, XON for
-    /// all when it falls below `xon` (the global watermark).
-    Pool { xoff: u64, xon: u64 },
+    /// The whole pool's use by each priority: XOFF for every lossless PG of priority `k` when
+    /// the cells held by priority `k` exceed `xoff`, XON for them when they fall below `xon`
+    /// (the global watermark). PG `i` has priority `i % classes`.
+    Pool { xoff: u64, xon: u64, classes: u32 },
 }
 
 /// Why a frame was dropped.
@@ -130,6 +134,9 @@ pub struct MmuConfig {
     /// Per egress queue (output port x queue): reserved cells.
     pub q_reserved: Vec<u64>,
     pub q_threshold: Threshold,
+    /// The egress check applies to lossless PGs too (a port's own buffer as the queue's limit);
+    /// otherwise lossless frames skip it, their upstream being paused instead.
+    pub lossless_egress: bool,
     /// XON when the PG's shared use is at least this far below its threshold.
     pub xon_offset: u64,
     pub xoff_scope: XoffScope,
@@ -179,8 +186,9 @@ pub struct Mmu {
     shared_used: u64,
     hdrm_used: u64,
     used: u64,
-    /// Pool scope: the memory is above the watermark.
-    pool_above: bool,
+    /// Pool scope: cells held per priority, and whether that priority is above the watermark.
+    class_used: Vec<u64>,
+    class_above: Vec<bool>,
     pub stats: MmuStats,
 }
 
@@ -200,6 +208,10 @@ impl Mmu {
         };
         let np = cfg.pg_reserved.len();
         let nq = cfg.q_reserved.len();
+        let nc = match cfg.xoff_scope {
+            XoffScope::Pool { classes, .. } => classes.max(1) as usize,
+            XoffScope::Pg => 0,
+        };
         Ok(Mmu {
             shared_size,
             pg_used: vec![0; np],
@@ -209,7 +221,8 @@ impl Mmu {
             shared_used: 0,
             hdrm_used: 0,
             used: 0,
-            pool_above: false,
+            class_used: vec![0; nc],
+            class_above: vec![false; nc],
             stats: MmuStats::default(),
             cfg,
         })
@@ -259,9 +272,9 @@ impl Mmu {
         self.pg_xoff[i]
     }
 
-    /// Whether PG `i`'s upstream is asked to pause, in the [`XoffScope::Pool`] sense too.
-    pub fn pool_above(&self) -> bool {
-        self.pool_above
+    /// Pool scope: whether priority `k` is above the watermark (its PGs' upstreams paused).
+    pub fn pool_above(&self, k: usize) -> bool {
+        self.class_above.get(k).copied().unwrap_or(false)
     }
 
     /// Admit (and charge) or drop a frame of `bytes` from ingress PG `i` into egress queue `e`.
@@ -272,7 +285,7 @@ impl Mmu {
         let pool_scope = matches!(self.cfg.xoff_scope, XoffScope::Pool { .. });
         // egress: lossless traffic is never dropped at an egress threshold (its upstream is
         // paused instead)
-        if !lossless {
+        if !lossless || self.cfg.lossless_egress {
             let q = self.q_used[e] + c;
             let r = self.cfg.q_reserved[e];
             if q > r && q - r > self.cfg.q_threshold.limit(free) {
@@ -342,9 +355,11 @@ impl Mmu {
         self.q_used[e] += c;
         self.used += c;
         self.stats.max_used = self.stats.max_used.max(self.used);
-        if let XoffScope::Pool { xoff, .. } = self.cfg.xoff_scope {
-            if !self.pool_above && self.used > xoff {
-                self.pool_above = true;
+        if let XoffScope::Pool { xoff, classes, .. } = self.cfg.xoff_scope {
+            let k = i % classes.max(1) as usize;
+            self.class_used[k] += c;
+            if lossless && !self.class_above[k] && self.class_used[k] > xoff {
+                self.class_above[k] = true;
                 self.stats.xoff += 1;
                 pfc = PfcCmd::Xoff;
             }
@@ -392,9 +407,11 @@ impl Mmu {
         self.q_used[e] -= c;
         self.used -= c;
         match self.cfg.xoff_scope {
-            XoffScope::Pool { xon, .. } => {
-                if self.pool_above && self.used < xon {
-                    self.pool_above = false;
+            XoffScope::Pool { xon, classes, .. } => {
+                let k = i % classes.max(1) as usize;
+                self.class_used[k] -= c;
+                if self.class_above[k] && self.class_used[k] < xon {
+                    self.class_above[k] = false;
                     self.stats.xon += 1;
                     return PfcCmd::Xon;
                 }
@@ -449,6 +466,12 @@ impl Mmu {
                 ));
             }
         }
+        if !self.class_used.is_empty() && self.class_used.iter().sum::<u64>() != self.used {
+            return Err(format!(
+                "per-priority use {:?} does not add up to the pool's {}",
+                self.class_used, self.used
+            ));
+        }
         if self.used > self.cfg.size {
             return Err(format!(
                 "pool {} above its size {}",
@@ -474,6 +497,7 @@ mod tests {
             pg_threshold: Threshold::Static(3000),
             q_reserved: vec![500, 500],
             q_threshold: Threshold::Static(4000),
+            lossless_egress: false,
             xon_offset: 1000,
             xoff_scope: XoffScope::Pg,
         }
@@ -765,6 +789,7 @@ mod tests {
             xoff_scope: XoffScope::Pool {
                 xoff: 140_000,
                 xon: 130_000,
+                classes: 1,
             },
             ..cfg()
         };
@@ -780,6 +805,45 @@ mod tests {
             (Op::Release(0, 1, 1), Ok(Shared), N),
         ];
         run("pool scope", c, &steps);
+    }
+
+    #[test]
+    fn pool_scope_counts_each_priority_apart() {
+        // PFC with two priorities (PG i has priority i % 2): PGs 0, 2 are priority 0 (lossy),
+        // PGs 1, 3 priority 1 (lossless). The watermark is on each priority's own use; a lossy
+        // priority never pauses. Queues 0, 1 belong to port 0 and are limited by its own buffer
+        // (reserved 1000, threshold 0, checked for lossless frames too).
+        let c = MmuConfig {
+            size: 1 << 30,
+            pg_reserved: vec![0; 4],
+            pg_headroom: vec![0; 4],
+            pg_lossless: vec![false, true, false, true],
+            pg_threshold: Threshold::Unlimited,
+            q_reserved: vec![1000, 1000, 1 << 20, 1 << 20],
+            q_threshold: Threshold::Static(0),
+            lossless_egress: true,
+            xon_offset: 0,
+            xoff_scope: XoffScope::Pool {
+                xoff: 1500,
+                xon: 1000,
+                classes: 2,
+            },
+            ..cfg()
+        };
+        #[rustfmt::skip]
+        let steps: Vec<(Op, Result<Region, DropCause>, PfcCmd)> = vec![
+            (Op::Admit(0, 2, 1600), Ok(Shared), N),        // priority 0 above 1500: lossy, no XOFF
+            (Op::Admit(1, 3, 1000), Ok(Shared), N),        // priority 1: 1000
+            (Op::Admit(3, 1, 1000), Ok(Shared), Xoff),     // priority 1: 2000 > 1500
+            (Op::Admit(3, 1, 1), Err(D::Egress), N),       // lossless too: port 0's queue 1 is full
+            (Op::Admit(2, 0, 1000), Ok(Shared), N),        // queue 0 fits exactly its 1000
+            (Op::Release(0, 2, 1600), Ok(Shared), N),      // priority 0's use does not XON 1
+            (Op::Release(3, 1, 1000), Ok(Shared), N),      // priority 1: 1000, not below
+            (Op::Release(1, 3, 1), Ok(Shared), Xon),       // 999 < 1000
+        ];
+        let m = run("per-priority pool scope", c, &steps);
+        assert!(!m.pool_above(1) && !m.pool_above(0));
+        assert_eq!(m.stats.drop_frames[D::Egress as usize], 1);
     }
 
     mod props {
@@ -818,9 +882,10 @@ mod tests {
                 prop::collection::vec(0u64..3000, 4),
                 threshold(),
                 0u64..5000,
-                prop::option::of((0u64..40_000, 0u64..40_000)),
+                prop::option::of((0u64..40_000, 0u64..40_000, 1u32..=3)),
+                any::<bool>(),
             )
-                .prop_map(|(cell, extra, pgs, pt, qr, qt, xo, pool)| {
+                .prop_map(|(cell, extra, pgs, pt, qr, qt, xo, pool, le)| {
                     let c = cell as u64;
                     let pg_reserved: Vec<u64> = pgs.iter().map(|p| p.0 / c).collect();
                     let pg_headroom: Vec<u64> =
@@ -837,11 +902,13 @@ mod tests {
                         pg_threshold: pt,
                         q_reserved: qr.iter().map(|r| r / c).collect(),
                         q_threshold: qt,
+                        lossless_egress: le,
                         xon_offset: xo / c,
                         xoff_scope: match pool {
-                            Some((a, b)) => XoffScope::Pool {
+                            Some((a, b, k)) => XoffScope::Pool {
                                 xoff: a.max(b) / c,
                                 xon: a.min(b) / c,
+                                classes: k,
                             },
                             None => XoffScope::Pg,
                         },
@@ -861,8 +928,11 @@ mod tests {
                 let mut m = Mmu::new(cfg.clone()).expect("fits by construction");
                 let mut held: Vec<(usize, usize, u32)> = Vec::new();
                 let mut paused = [false; 6];
-                let mut pool_paused = false;
-                let pool = matches!(cfg.xoff_scope, XoffScope::Pool { .. });
+                let mut pool_paused = [false; 3];
+                let (pool, nk) = match cfg.xoff_scope {
+                    XoffScope::Pool { classes, .. } => (true, classes as usize),
+                    XoffScope::Pg => (false, 1),
+                };
                 for s in &steps {
                     match *s {
                         Step::Admit(i, e, b) => {
@@ -872,15 +942,18 @@ mod tests {
                                     held.push((i, e, b));
                                 }
                                 Err(cause) => {
-                                    if cfg.pg_lossless[i] && !pool {
+                                    if cfg.pg_lossless[i] && !pool && !cfg.lossless_egress {
                                         prop_assert_eq!(cause, DropCause::Headroom);
+                                    }
+                                    if cfg.pg_lossless[i] && !pool {
+                                        prop_assert!(matches!(cause, DropCause::Headroom | DropCause::Egress));
                                     }
                                 }
                             }
                             if v.pfc == PfcCmd::Xoff {
                                 if pool {
-                                    prop_assert!(!pool_paused);
-                                    pool_paused = true;
+                                    prop_assert!(cfg.pg_lossless[i] && !pool_paused[i % nk]);
+                                    pool_paused[i % nk] = true;
                                 } else {
                                     prop_assert!(cfg.pg_lossless[i] && !paused[i]);
                                     paused[i] = true;
@@ -896,8 +969,8 @@ mod tests {
                             let cmd = m.release(i, e, b);
                             if cmd == PfcCmd::Xon {
                                 if pool {
-                                    prop_assert!(pool_paused);
-                                    pool_paused = false;
+                                    prop_assert!(pool_paused[i % nk]);
+                                    pool_paused[i % nk] = false;
                                 } else {
                                     prop_assert!(paused[i]);
                                     paused[i] = false;

@@ -5,7 +5,7 @@
 use super::flow_control::{self, FcMode};
 use super::params::{self, spec, SB};
 use super::reader::{Res, TableReader};
-use super::{NodeKind, PortIx, Scenario};
+use super::{Capacity, NodeKind, PortIx, Scenario};
 use crate::api::ScenarioError;
 use crate::proto::buffer::{Mmu, MmuConfig, Threshold, XoffScope};
 use crate::proto::pause;
@@ -16,6 +16,9 @@ pub enum ThresholdSpec {
     None,
     Static(u64),
     Dynamic(f64),
+    /// Egress only: each queue is limited by its port's own `buffer`, as a private queue of
+    /// that size would be, lossless priorities included.
+    Port,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +74,7 @@ fn threshold(
 ) -> Res<ThresholdSpec> {
     Ok(match params::read_choice(t, spec(SB, which))?.as_str() {
         "none" => ThresholdSpec::None,
+        "port" => ThresholdSpec::Port,
         "static" => {
             let s = spec(SB, stat);
             let Some(b) = t.opt_bytes(s.key)? else {
@@ -165,6 +169,16 @@ pub fn mmu_config(sc: &Scenario, n: usize) -> MmuConfig {
         ThresholdSpec::None => Threshold::Unlimited,
         ThresholdSpec::Static(x) => Threshold::Static(x / cell),
         ThresholdSpec::Dynamic(a) => Threshold::Dynamic(a),
+        // the limit is the queue's own space (below)
+        ThresholdSpec::Port => Threshold::Static(0),
+    };
+    let port = b.egress == ThresholdSpec::Port;
+    let q_reserved = if port {
+        outs.iter()
+            .flat_map(|&e| std::iter::repeat_n(port_limit(sc, e) / cell, nc))
+            .collect()
+    } else {
+        vec![b.egress_reserved / cell; outs.len() * nc]
     };
     MmuConfig {
         cell_bytes: b.cell,
@@ -173,18 +187,80 @@ pub fn mmu_config(sc: &Scenario, n: usize) -> MmuConfig {
         pg_headroom,
         pg_lossless,
         pg_threshold: th(b.ingress),
-        q_reserved: vec![b.egress_reserved / cell; outs.len() * nc],
+        q_reserved,
         q_threshold: th(b.egress),
+        lossless_egress: port,
         xon_offset: b.xon_offset.div_ceil(cell),
         xoff_scope: if b.pool_scope {
             XoffScope::Pool {
                 xoff: fc.xoff_bytes / cell,
                 xon: fc.xon_bytes.div_ceil(cell),
+                classes: nc as u32,
             }
         } else {
             XoffScope::Pg
         },
     }
+}
+
+/// Bytes egress port `e` may hold with `egress_threshold = "port"`: its own `buffer` (an
+/// infinite buffer: more than any pool).
+fn port_limit(sc: &Scenario, e: PortIx) -> u64 {
+    match sc.private_capacity(e) {
+        Capacity::Bytes(b) => b,
+        _ => UNBOUNDED,
+    }
+}
+
+/// The pool of the global watermark when some queue is unlimited: the largest size allowed.
+const UNBOUNDED: u64 = 1 << 40;
+
+/// `flow_control.watermark = "global"` (the BCN calibration study's "pause all inputs if memory
+/// exceeds 140 KB, unpause below 130 KB") as the shared memory it is: every switch that sends
+/// flow control gets one memory whose XOFF/XON is on the whole pool (per priority with PFC), no
+/// reserved space, no headroom region, no ingress threshold, and each egress queue limited by
+/// its port's own buffer; the pool is the sum of those buffers (1 TiB if one is infinite), so it
+/// never fills before a queue does. Refused beside an explicit `[shared_buffer]`.
+pub fn global_watermark(sc: &Scenario, given: bool) -> Res<SharedBufferSpec> {
+    if given {
+        return Err(ScenarioError::new(
+            "flow_control.watermark",
+            "\"global\"",
+            "\"ingress\" or \"egress\" beside a [shared_buffer] section (the global watermark is \
+             [shared_buffer] with xoff_scope = \"pool\": write that there instead, \
+             docs/models/buffer.md)",
+        ));
+    }
+    let fc = &sc.fc;
+    let nc = fc.classes() as u64;
+    let mut size = 0u64;
+    for e in 0..sc.n_ports() {
+        let (sw, _) = sc.port_ends(e);
+        if !fc.switches[sw] || sc.nodes[sw].kind != NodeKind::Switch {
+            continue;
+        }
+        if let Capacity::Frames(n) = sc.private_capacity(e) {
+            return Err(ScenarioError::new(
+                "flow_control.watermark",
+                "\"global\"",
+                format!(
+                    "\"ingress\" or \"egress\" with buffers counted in frames (port {:?} has \
+                     {n} frames): the global watermark counts the switch's memory in bytes, so \
+                     its ports' buffers must be given in bytes or be infinite",
+                    sc.port_name(e)
+                ),
+            ));
+        }
+        size = size.saturating_add(port_limit(sc, e).saturating_mul(nc));
+    }
+    let mut b = SharedBufferSpec::off();
+    b.size = Some(size.clamp(64, UNBOUNDED));
+    b.switches = fc.switches.clone();
+    b.ingress = ThresholdSpec::None;
+    b.egress = ThresholdSpec::Port;
+    b.xon_offset = 0;
+    b.pool_scope = true;
+    Ok(b)
 }
 
 /// Lossless PGs whose configured headroom is below what their link needs, per switch with a

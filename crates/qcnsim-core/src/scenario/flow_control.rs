@@ -444,7 +444,7 @@ pub fn check(sc: &Scenario) -> Res<()> {
         if !fc.switches[sw] {
             continue;
         }
-        let cap = match sc.port_capacity(e) {
+        let cap = match sc.queue_limit(e) {
             Capacity::Bytes(b) => b,
             Capacity::Frames(n) => n * mf,
             Capacity::Infinite | Capacity::Shared => continue,
@@ -458,7 +458,7 @@ pub fn check(sc: &Scenario) -> Res<()> {
                      ({} = {cap} B): headroom above XOFF smaller than one frame \
                      (the bound for no loss is {} B, see docs/models/pause.md)",
                     sc.port_name(e),
-                    sc.port_capacity(e).describe(),
+                    sc.queue_limit(e).describe(),
                     needed_headroom(sc, e)
                 ),
             ));

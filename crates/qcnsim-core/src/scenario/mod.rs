@@ -384,7 +384,25 @@ impl Scenario {
         if self.buffer.has(from) {
             return Capacity::Shared;
         }
+        self.private_capacity(p)
+    }
+
+    /// The port's own `buffer` (of its link or its node), whether or not a shared memory
+    /// replaces it.
+    pub fn private_capacity(&self, p: PortIx) -> Capacity {
+        let (from, _) = self.port_ends(p);
         self.links[p / 2].buffer.unwrap_or(self.nodes[from].buffer)
+    }
+
+    /// What limits one egress queue of the port: its own buffer when it is private or when its
+    /// shared memory limits queues by it (`egress_threshold = "port"`), else `Shared`.
+    pub fn queue_limit(&self, p: PortIx) -> Capacity {
+        match self.port_capacity(p) {
+            Capacity::Shared if self.buffer.egress == buffer::ThresholdSpec::Port => {
+                self.private_capacity(p)
+            }
+            c => c,
+        }
     }
 
     pub fn is_switch_port(&self, p: PortIx) -> bool {
@@ -1080,6 +1098,9 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
     if sb_given {
         resolved.insert("shared_buffer".into(), Json::Object(sbj));
     }
+    if sc.fc.is_on() && sc.fc.watermark == flow_control::WatermarkMode::Global {
+        sc.buffer = buffer::global_watermark(&sc, sb_given)?;
+    }
     buffer::check(&sc)?;
     // buffer sizes are known now
     flow_control::check(&sc)?;
@@ -1672,7 +1693,7 @@ fn check_qeq(sc: &Scenario) -> Res<()> {
         if !sc.qcn.cp_ports[p] {
             continue;
         }
-        let cap = match sc.port_capacity(p) {
+        let cap = match sc.queue_limit(p) {
             Capacity::Bytes(b) => b,
             Capacity::Frames(n) => n * max_frame,
             Capacity::Infinite | Capacity::Shared => continue,
@@ -1684,7 +1705,7 @@ fn check_qeq(sc: &Scenario) -> Res<()> {
                 format!(
                     "a set point below the buffer of CP port {:?} ({} = {cap} bytes)",
                     sc.port_name(p),
-                    sc.port_capacity(p).describe()
+                    sc.queue_limit(p).describe()
                 ),
             ));
         }

@@ -248,7 +248,7 @@ impl<'a> Sim<'a> {
     }
 
     /// Act on a memory's PFC command for flow-control slot `slot` (pool scope: all its lossless
-    /// slots).
+    /// slots of the same priority).
     fn buf_pfc(&mut self, m: usize, slot: usize, cmd: PfcCmd) {
         let raise = match cmd {
             PfcCmd::None => return,
@@ -256,9 +256,13 @@ impl<'a> Sim<'a> {
             PfcCmd::Xon => false,
         };
         if self.pool_scope(m) {
+            // every lossless PG of the slot's priority
+            let nc = self.buf.nc;
             for k in 0..self.buf.lossless_slots[m].len() {
                 let s = self.buf.lossless_slots[m][k] as usize;
-                self.fc_demand(s, raise);
+                if s % nc == slot % nc {
+                    self.fc_demand(s, raise);
+                }
             }
         } else {
             self.fc_demand(slot, raise);

@@ -185,16 +185,13 @@ impl Fc {
         }
         // meters of the switches that send flow control
         let sends_into = |p: usize| fc.sends[sc.port_ends(p).1];
-        let nkeys = match spec.watermark {
-            WatermarkMode::Global => sc.nodes.len(),
-            _ => np,
-        };
-        let mut meters: Vec<Option<Meter>> = (0..nkeys * nc).map(|_| None).collect();
-        for key in 0..nkeys {
+        let mut meters: Vec<Option<Meter>> = (0..np * nc).map(|_| None).collect();
+        for key in 0..np {
             let (node, inputs): (usize, Vec<usize>) = match spec.watermark {
                 WatermarkMode::Ingress => (sc.port_ends(key).1, vec![key]),
                 WatermarkMode::Egress => (sc.port_ends(key).0, fcs::feeders(sc, key)),
-                WatermarkMode::Global => (key, fcs::input_ports(sc, key)),
+                // the pool scope of a shared memory (scenario::buffer::global_watermark)
+                WatermarkMode::Global => continue,
             };
             // a shared memory decides XOFF/XON itself (sim/buffer.rs)
             if sc.nodes[node].kind != NodeKind::Switch || !fc.sends[node] || sc.buffer.has(node) {
@@ -255,14 +252,14 @@ impl Fc {
         }
     }
 
-    /// The meter a data frame of `class` in egress port `e` (node `sw`) arrived through input
+    /// The meter a data frame of `class` in egress port `e` arrived through input
     /// port `input` counts in.
     #[inline]
-    fn meter_key(&self, e: usize, sw: u32, input: usize, class: usize) -> usize {
+    fn meter_key(&self, e: usize, input: usize, class: usize) -> usize {
         let key = match self.watermark {
             Some(WatermarkMode::Ingress) => input,
-            Some(WatermarkMode::Egress) => e,
-            _ => sw as usize,
+            // (global: no meters, a shared memory decides)
+            _ => e,
         };
         key * self.nc + class
     }
@@ -318,7 +315,7 @@ impl<'a> Sim<'a> {
         }
         let class = self.flows[pk.flow as usize].class as usize;
         let input = self.input_port(pk.flow, pk.hop);
-        let m = self.fc.meter_key(pi, port.node, input, class);
+        let m = self.fc.meter_key(pi, input, class);
         let Some(meter) = self.fc.meters[m].as_mut() else {
             return;
         };
@@ -349,10 +346,9 @@ impl<'a> Sim<'a> {
     /// A data frame of `class` left egress port `pi`'s queue (its transmission started).
     fn fc_dequeued(&mut self, pi: usize, pkt: u32) {
         let pk = self.pkts[pkt as usize];
-        let port = &self.ports[pi];
         let class = self.flows[pk.flow as usize].class as usize;
         let input = self.input_port(pk.flow, pk.hop);
-        let m = self.fc.meter_key(pi, port.node, input, class);
+        let m = self.fc.meter_key(pi, input, class);
         let Some(meter) = self.fc.meters[m].as_mut() else {
             return;
         };
