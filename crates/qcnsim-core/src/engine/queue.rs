@@ -18,9 +18,20 @@
 //!   about half of the time when many flows run at different rates. The list nodes live in a
 //!   fixed slab of `CAP` nodes with a free list, reused last-in first-out, so the working set
 //!   stays small and hot; fixed-size arrays indexed through masks need no bounds checks;
-//! - a 4-ary **heap** for everything else: events beyond the calendar's window (timers,
-//!   samplers), near events while all `CAP` nodes are in use, and events earlier than the
-//!   calendar's base.
+//! - a **wheel** for the events of the middle future, from the calendar's window to about
+//!   17 ms ahead (the next generation event of each of a thousand slow sources, samplers,
+//!   timers): a ring of `NW` buckets of `2^WSHIFT` ps (33.6 µs, half the calendar's window),
+//!   each an unsorted vector. A wheel bucket is never popped from: when the time reaches one
+//!   wheel bucket before it, its events move into the calendar, where they now fit;
+//! - a 4-ary **heap** for everything else: events beyond the wheel, near events while all
+//!   `CAP` nodes are in use, and events earlier than the calendar's base.
+//!
+//! The wheel costs the pop nothing: the earliest non-empty wheel bucket contributes a
+//! *trigger* key to `far_min`, the minimum the pop already compares the calendar's head
+//! against: the start of the wheel bucket before it, earlier than all of that bucket's events.
+//! When the trigger is the smallest key of all, the pop's slow path moves the bucket into the
+//! calendar and pops again. A push goes to the wheel only when it is beyond the calendar's
+//! window (already the slow path).
 //!
 //! The bucket width and window were chosen by measurement on the reference benchmarks
 //! (docs/performance.md); any values give the same pop order.
@@ -35,6 +46,13 @@ const SHIFT: u32 = 17;
 /// Number of buckets in the ring (a power of two): the window is `NB << SHIFT` ps (67 µs).
 const NB: usize = 512;
 const WORDS: usize = NB / 64;
+/// Wheel bucket width: `2^WSHIFT` ps (33.6 µs). The calendar's window is two wheel buckets, so
+/// a wheel bucket moved into the calendar one wheel bucket before its start fits in it.
+const WSHIFT: u32 = SHIFT + 8;
+const _: () = assert!((NB as u64) << SHIFT == 2u64 << WSHIFT);
+/// Number of wheel buckets (a power of two): the wheel reaches `NW << WSHIFT` ps (17 ms).
+const NW: usize = 512;
+const WWORDS: usize = NW / 64;
 const NIL: u32 = u32::MAX;
 
 #[derive(Clone, Copy)]
@@ -103,9 +121,64 @@ pub struct EventQueue<E: Copy + Default> {
     /// lies in buckets `cur .. cur + NB`, so ring slot `b % NB` holds absolute bucket `b` only.
     cur: u64,
     far: Heap<E>,
-    /// The heap's smallest key (`u128::MAX` when empty).
+    wheel: Wheel<E>,
+    /// The smaller of the heap's smallest key and the wheel's trigger (`u128::MAX` when both
+    /// are empty).
     far_min: u128,
     seq: u64,
+}
+
+/// The middle tier (see the module doc).
+struct Wheel<E> {
+    /// Ring slot `b % NW` holds the events of absolute wheel bucket `b` (`time >> WSHIFT`).
+    slots: Vec<Vec<Entry<E>>>,
+    /// Bit `i` set: slot `i` is not empty.
+    bits: [u64; WWORDS],
+    len: usize,
+    /// Every wheel event lies in absolute buckets `base .. base + NW`.
+    base: u64,
+    /// The earliest non-empty bucket (meaningful when `len > 0`).
+    first: u64,
+}
+
+impl<E: Copy> Wheel<E> {
+    fn new() -> Self {
+        Wheel {
+            slots: (0..NW).map(|_| Vec::new()).collect(),
+            bits: [0; WWORDS],
+            len: 0,
+            base: 0,
+            first: 0,
+        }
+    }
+
+    /// The key that moves bucket `first` into the calendar: the start of the bucket before it
+    /// (`u128::MAX` when empty).
+    #[inline]
+    fn trigger(&self) -> u128 {
+        if self.len == 0 {
+            u128::MAX
+        } else {
+            ((self.first.saturating_sub(1) << WSHIFT) as u128) << 64
+        }
+    }
+
+    /// Earliest non-empty bucket at or after `base` (the wheel must not be empty).
+    fn scan_first(&self) -> u64 {
+        let s = self.base as usize & (NW - 1);
+        for k in 0..=WWORDS {
+            let ww = (s / 64 + k) % WWORDS;
+            let mut m = self.bits[ww];
+            if k == 0 {
+                m &= !0u64 << (s % 64);
+            }
+            if m != 0 {
+                let slot = ww * 64 + m.trailing_zeros() as usize;
+                return self.base + ((slot + NW - s) % NW) as u64;
+            }
+        }
+        unreachable!("wheel count and bitmap disagree")
+    }
 }
 
 impl<E: Copy + Default> Default for EventQueue<E> {
@@ -142,6 +215,7 @@ impl<E: Copy + Default> EventQueue<E> {
             near: 0,
             cur: 0,
             far: Heap::new(),
+            wheel: Wheel::new(),
             far_min: u128::MAX,
             seq: 0,
         }
@@ -149,7 +223,7 @@ impl<E: Copy + Default> EventQueue<E> {
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.near + self.far.len()
+        self.near + self.far.len() + self.wheel.len
     }
 
     #[inline]
@@ -166,6 +240,12 @@ impl<E: Copy + Default> EventQueue<E> {
     pub fn push(&mut self, t: SimTime, ev: E) {
         let seq = self.seq;
         self.seq += 1;
+        self.push_seq(t, seq, ev);
+    }
+
+    /// Push with a given sequence number (a new one, or a wheel event's own when it moves).
+    #[inline(always)]
+    fn push_seq(&mut self, t: SimTime, seq: u64, ev: E) {
         // The event goes straight from registers into the first free node; no path takes it
         // by reference, which would make the compiler build it on the stack and read it back
         // wider than it was written (a store-forwarding stall on every push).
@@ -212,16 +292,68 @@ impl<E: Copy + Default> EventQueue<E> {
         self.links[prev] = n as u32;
     }
 
-    /// Move the event just written into free node `n` to the heap (the node stays free).
+    /// Move the event just written into free node `n` to the wheel if it lies beyond the
+    /// calendar's window and within the wheel's, else to the heap (the node stays free).
     #[cold]
     #[inline(never)]
     fn push_far(&mut self, n: usize) {
         let node = self.nodes[n];
-        self.far.push(Entry {
+        let e = Entry {
             key: node.key(),
             ev: node.ev,
-        });
-        self.far_min = self.far.min_key();
+        };
+        let b = bucket_of(node.time);
+        let w = &mut self.wheel;
+        if b >= self.cur.saturating_add(NB as u64) {
+            let wb = node.time >> WSHIFT;
+            if w.len == 0 {
+                // an empty wheel may start anywhere up to the present
+                w.base = self.cur >> (WSHIFT - SHIFT);
+                w.first = wb;
+            }
+            if wb >= w.base && wb - w.base < NW as u64 {
+                let i = wb as usize & (NW - 1);
+                w.slots[i].push(e);
+                w.bits[i / 64] |= 1 << (i % 64);
+                w.len += 1;
+                w.first = w.first.min(wb);
+                self.far_min = self.far.min_key().min(w.trigger());
+                return;
+            }
+        }
+        self.far.push(e);
+        self.far_min = self.far.min_key().min(self.wheel.trigger());
+    }
+
+    /// Move the wheel's earliest bucket into the calendar (its trigger is the smallest key of
+    /// all: the calendar holds nothing earlier, so its base may move up to the trigger).
+    #[cold]
+    #[inline(never)]
+    fn refill(&mut self) {
+        let w = &mut self.wheel;
+        let wb = w.first;
+        let start = bucket_of(wb.saturating_sub(1) << WSHIFT);
+        self.cur = if self.near == 0 {
+            start
+        } else {
+            self.cur.max(start)
+        };
+        let i = wb as usize & (NW - 1);
+        let mut events = std::mem::take(&mut w.slots[i]);
+        w.bits[i / 64] &= !(1u64 << (i % 64));
+        w.len -= events.len();
+        w.base = wb + 1;
+        if w.len > 0 {
+            w.first = w.scan_first();
+        }
+        self.far_min = self.far.min_key().min(self.wheel.trigger());
+        for e in events.drain(..) {
+            // within the window from the new base: to the calendar (or the heap when its
+            // nodes are all in use), never back to the wheel
+            self.push_seq(key_time(e.key), e.key as u64, e.ev);
+        }
+        // keep the bucket's capacity: no allocation once the wheel has grown
+        self.wheel.slots[i] = events;
     }
 
     /// Ring index of the calendar's earliest non-empty bucket (the calendar must not be empty).
@@ -247,16 +379,20 @@ impl<E: Copy + Default> EventQueue<E> {
     /// Time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&mut self) -> Option<SimTime> {
-        let far = self.far_min;
-        let key = if self.near > 0 {
-            let i = self.first_bucket();
-            self.nodes[self.links[i] as usize & (CAP - 1)]
-                .key()
-                .min(far)
-        } else {
-            far
-        };
-        (key != u128::MAX).then(|| key_time(key))
+        loop {
+            let far = self.far.min_key();
+            let near = if self.near > 0 {
+                self.head().2.key()
+            } else {
+                u128::MAX
+            };
+            if self.wheel.len > 0 && self.wheel.trigger() <= near.min(far) {
+                self.refill();
+                continue;
+            }
+            let key = near.min(far);
+            return (key != u128::MAX).then(|| key_time(key));
+        }
     }
 
     /// Kept for API compatibility: the earliest event is always removed at once.
@@ -271,29 +407,63 @@ impl<E: Copy + Default> EventQueue<E> {
 
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        if self.near > 0 {
-            let i = self.first_bucket();
-            let n = self.links[i] as usize & (CAP - 1);
-            let node = self.nodes[n];
-            if node.key() < self.far_min {
-                let next = self.links[next_of(n)];
-                self.links[i] = next;
-                // The bucket may have become empty (a branch: cheaper than updating with masks,
-                // measured on the reference benchmarks, docs/performance.md).
-                if next == NIL {
-                    self.tail[i] = i as u32;
-                    self.tail_time[i] = 0;
-                    self.bits[i / 64] &= !(1u64 << (i % 64));
+        loop {
+            if self.near > 0 {
+                let (i, n, node) = self.head();
+                if node.key() < self.far_min {
+                    self.unlink_head(i, n, node.time);
+                    return Some((node.time, node.ev));
                 }
-                self.links[next_of(n)] = self.free;
-                self.free = n as u32;
-                self.near -= 1;
-                self.cur = bucket_of(node.time);
-                return Some((node.time, node.ev));
             }
+            // The wheel's trigger is the earliest key: move its bucket into the calendar and
+            // look again (a call that returns no event, so that both returns stay in
+            // registers once `pop` is inlined into the event loop).
+            if !self.wheel_first() {
+                break;
+            }
+            self.refill();
         }
+        self.pop_heap()
+    }
+
+    /// The calendar's earliest node: its bucket, index and value (the calendar must not be
+    /// empty).
+    #[inline(always)]
+    fn head(&self) -> (usize, usize, Node<E>) {
+        let i = self.first_bucket();
+        let n = self.links[i] as usize & (CAP - 1);
+        (i, n, self.nodes[n])
+    }
+
+    /// Remove node `n`, the head of bucket `i`, whose event is at `time`.
+    #[inline(always)]
+    fn unlink_head(&mut self, i: usize, n: usize, time: SimTime) {
+        let next = self.links[next_of(n)];
+        self.links[i] = next;
+        // The bucket may have become empty (a branch: cheaper than updating with masks,
+        // measured on the reference benchmarks, docs/performance.md).
+        if next == NIL {
+            self.tail[i] = i as u32;
+            self.tail_time[i] = 0;
+            self.bits[i / 64] &= !(1u64 << (i % 64));
+        }
+        self.links[next_of(n)] = self.free;
+        self.free = n as u32;
+        self.near -= 1;
+        self.cur = bucket_of(time);
+    }
+
+    /// Whether the wheel's trigger is the earliest key outside the calendar.
+    #[inline(always)]
+    fn wheel_first(&self) -> bool {
+        self.wheel.len > 0 && self.wheel.trigger() <= self.far.min_key()
+    }
+
+    /// Pop the heap's earliest event (the earliest of all).
+    #[inline(always)]
+    fn pop_heap(&mut self) -> Option<(SimTime, E)> {
         let e = self.far.pop()?;
-        self.far_min = self.far.min_key();
+        self.far_min = self.far.min_key().min(self.wheel.trigger());
         let t = key_time(e.key);
         if self.near == 0 {
             // An empty calendar may move its base anywhere: start the window here.
@@ -511,6 +681,61 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// Events of a thousand slow sources and samplers 1-17 ms ahead (the wheel), beside near
+    /// events, timers beyond the wheel and ties, against a BTreeMap; `peek_time` between pops.
+    #[test]
+    fn wheel_holds_the_middle_future() {
+        let mut q = EventQueue::new();
+        let mut model = BTreeMap::new();
+        let mut id = 0u32;
+        let mut now: SimTime = 0;
+        let wheel = (NW as SimTime) << WSHIFT;
+        let mut x: u64 = 12345;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for k in 0..1000 {
+            let t = 1_000_000_000 + rnd(16_000_000_000);
+            q.push(t, id);
+            model.insert((t, id), ());
+            id += 1;
+            if k % 100 == 0 {
+                // beyond the wheel, and exactly at wheel bucket edges
+                for t in [wheel + 5, 3 << WSHIFT, (3 << WSHIFT) - 1, 2 * wheel] {
+                    q.push(t, id);
+                    model.insert((t, id), ());
+                    id += 1;
+                }
+            }
+        }
+        assert_eq!(q.wheel.len + q.far.len() + q.near, model.len());
+        assert!(q.wheel.len > 900, "most go to the wheel: {}", q.wheel.len);
+        for step in 0..60_000usize {
+            let Some((&(t, i), _)) = model.iter().next() else {
+                break;
+            };
+            assert_eq!(q.peek_time(), Some(t), "step {step}");
+            model.remove(&(t, i));
+            assert_eq!(q.pop(), Some((t, i)), "step {step}");
+            now = t;
+            // a popped source schedules its next frame 1.1 ms on, some near events, a tie
+            if step % 3 == 0 && now < 40_000_000_000 {
+                for d in [1_100_000_000, rnd(WINDOW), 0, (rnd(4) + 1) << WSHIFT] {
+                    q.push(now + d, id);
+                    model.insert((now + d, id), ());
+                    id += 1;
+                }
+            }
+            assert_eq!(q.len(), model.len());
+        }
+        let rest: Vec<_> = model.into_keys().collect();
+        assert_eq!(drain(&mut q), rest);
+        assert!(q.is_empty());
+    }
+
     /// An event earlier than the calendar's base (not produced by the simulator, whose events
     /// are never in the past, but allowed by the API) still pops first.
     #[test]
@@ -538,6 +763,7 @@ mod tests {
             3 => (0..4 * W).prop_map(Op::Push),
             3 => (0..WINDOW + 2 * W).prop_map(Op::Push),
             1 => (0..100 * WINDOW).prop_map(Op::Push),
+            2 => (WINDOW..(NW as SimTime + 4) << WSHIFT).prop_map(Op::Push),
             6 => Just(Op::Pop),
         ]
     }
