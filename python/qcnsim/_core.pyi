@@ -2,10 +2,12 @@
 
 from typing import Callable, Dict, List, Literal, Optional, Tuple, Union
 
-ColumnKind = Literal["i64", "f64", "bool", "str"]
+ColumnKind = Literal["i64", "f64", "bool", "str", "cat"]
 # (column name, kind, payload): payload is little-endian raw bytes for numeric/bool kinds
-# (8 bytes per i64/f64 element, 1 byte per bool) and a list of str for "str".
-ColumnPayload = Tuple[str, ColumnKind, Union[bytes, List[str]]]
+# (8 bytes per i64/f64 element, 1 byte per bool), a list of str for "str", and for "cat"
+# (strings from a small set, e.g. rp_rates.flow) a tuple (little-endian u32 codes, list of str):
+# row i is values[codes[i]].
+ColumnPayload = Tuple[str, ColumnKind, Union[bytes, List[str], Tuple[bytes, List[str]]]]
 
 class ScenarioError(ValueError):
     """args == (message, path, value, allowed)."""

@@ -25,6 +25,10 @@ def column_to_series(name: str, kind: str, payload: Any) -> pl.Series:
     """Turn one column payload from ``_core.run`` into a polars Series."""
     if kind == "str":
         return pl.Series(name, list(payload), dtype=pl.Utf8)
+    if kind == "cat":  # (little-endian u32 codes, the strings they index)
+        codes, values = payload
+        idx = np.frombuffer(codes, dtype="<u4").astype(np.uint32)
+        return pl.Series(name, list(values), dtype=pl.Utf8).gather(idx)
     try:
         dt = _NUMPY_KINDS[kind]
     except KeyError:

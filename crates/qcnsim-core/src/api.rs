@@ -70,6 +70,12 @@ pub enum ColumnData {
     F64(Vec<f64>),
     Bool(Vec<bool>),
     Str(Vec<String>),
+    /// Strings from a small set: row `i` is `values[codes[i]]`. Long per-sample tables (one
+    /// row per flow and sample) name their entity this way, without a string per row.
+    Cat {
+        codes: Vec<u32>,
+        values: Vec<String>,
+    },
 }
 
 impl ColumnData {
@@ -79,6 +85,19 @@ impl ColumnData {
             ColumnData::F64(v) => v.len(),
             ColumnData::Bool(v) => v.len(),
             ColumnData::Str(v) => v.len(),
+            ColumnData::Cat { codes, .. } => codes.len(),
+        }
+    }
+
+    /// The string of row `i` of a string column (`Str` or `Cat`).
+    pub fn str_at(&self, i: usize) -> Option<&str> {
+        match self {
+            ColumnData::Str(v) => v.get(i).map(|s| s.as_str()),
+            ColumnData::Cat { codes, values } => codes
+                .get(i)
+                .and_then(|&c| values.get(c as usize))
+                .map(|s| s.as_str()),
+            _ => None,
         }
     }
     pub fn is_empty(&self) -> bool {

@@ -335,24 +335,22 @@ fn transient_rows(sc: &Scenario, tables: &[Table], rows: &mut Rows) {
     };
     let name = sc.port_name(b);
     let rates = get("rp_rates");
-    let index: std::collections::HashMap<&str, usize> = sc
-        .flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.name.as_str(), i))
-        .collect();
+    // the flow column's codes are flow indices (sim/output.rs)
+    let flow_ix: &[u32] = match rates.column("flow") {
+        Some(ColumnData::Cat { codes, .. }) => codes,
+        _ => &[],
+    };
     // aggregate sending rate per sample time: sum over flows through b of min(CR, offered)
     let mut agg: Vec<(SimTime, f64)> = Vec::new();
-    for ((fname, t), cr) in str_col(rates, "flow")
+    for ((&i, t), cr) in flow_ix
         .iter()
         .zip(i64_col(rates, "t_ps"))
         .zip(f64_col(rates, "cr_bps"))
     {
         let t = *t as SimTime;
-        let Some(&i) = index.get(fname.as_str()) else {
+        let Some(f) = sc.flows.get(i as usize) else {
             continue;
         };
-        let f = &sc.flows[i];
         let e = if f.path.contains(&b) && t >= f.start && t < f.stop {
             cr.min(f.rate_bps)
         } else {

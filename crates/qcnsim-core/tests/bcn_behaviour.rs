@@ -96,7 +96,7 @@ fn mean_between(t: &[i64], v: &[f64], from: i64, to: i64) -> f64 {
 fn flow_rates(out: &RunOutput, flow: &str) -> (Vec<i64>, Vec<f64>, Vec<bool>) {
     let rr = table(out, "rp_rates");
     let (f, t, cr, act) = (
-        strs(rr, "flow"),
+        names(rr, "flow"),
         i64s(rr, "t_ps"),
         f64s(rr, "cr_bps"),
         bools(rr, "rl_active"),

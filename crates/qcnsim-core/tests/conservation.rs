@@ -650,7 +650,7 @@ fn check(n: &Net) -> Result<(), TestCaseError> {
     // -- RP rates
     let rr = table(&out, "rp_rates");
     if b.cc {
-        let rf = strs(rr, "flow");
+        let rf = common::names(rr, "flow");
         let cr = f64s(rr, "cr_bps");
         let tr = f64s(rr, "tr_bps");
         let act = bools(rr, "rl_active");

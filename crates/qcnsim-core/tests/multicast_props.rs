@@ -352,7 +352,7 @@ fn check(n: &McNet) -> Result<(), TestCaseError> {
     // RP rates within [min_rate, line rate]
     let rr = table(&out, "rp_rates");
     if b.cc {
-        let rf = strs(rr, "flow");
+        let rf = common::names(rr, "flow");
         let cr = f64s(rr, "cr_bps");
         for k in 0..rr.rows() {
             let line = b.flows.iter().find(|f| f.0 == rf[k]).unwrap().1;

@@ -374,7 +374,7 @@ fn paused_reaction_point_freezes_its_timer_and_stops_its_rate_limiter() {
     assert!(r0 > 30_000 * US, "paused from {p0} to {r0}");
     let rr = table(&out, "rp_rates");
     let (f, t, cr, tr) = (
-        strs(rr, "flow"),
+        names(rr, "flow"),
         i64s(rr, "t_ps"),
         f64s(rr, "cr_bps"),
         f64s(rr, "tr_bps"),

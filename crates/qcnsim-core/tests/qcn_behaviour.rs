@@ -93,7 +93,7 @@ fn cr_samples(out: &RunOutput) -> Vec<(i64, f64)> {
     let r = table(out, "rp_rates");
     let t = i64s(r, "t_ps");
     let cr = f64s(r, "cr_bps");
-    let f = strs(r, "flow");
+    let f = names(r, "flow");
     (0..r.rows())
         .filter(|&k| f[k] == "f0")
         .map(|k| (t[k], cr[k]))

@@ -108,6 +108,17 @@ fn output_to_dict<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, 
                 ColumnData::F64(v) => ("f64", le_bytes(py, v, f64::to_le_bytes)?.into_any()),
                 ColumnData::Bool(v) => ("bool", le_bytes(py, v, |b: bool| [b as u8])?.into_any()),
                 ColumnData::Str(v) => ("str", PyList::new(py, v.iter())?.into_any()),
+                ColumnData::Cat { codes, values } => (
+                    "cat",
+                    PyTuple::new(
+                        py,
+                        [
+                            le_bytes(py, codes, u32::to_le_bytes)?.into_any(),
+                            PyList::new(py, values.iter())?.into_any(),
+                        ],
+                    )?
+                    .into_any(),
+                ),
             };
             let item = PyTuple::new(
                 py,

@@ -298,6 +298,11 @@ fn print_hashes(out: &api::RunOutput) {
                     h.bytes(x.as_bytes());
                     h.bytes(&[0]);
                 }),
+                // hashed as the strings it stands for
+                api::ColumnData::Cat { codes, values } => codes.iter().for_each(|&k| {
+                    h.bytes(values[k as usize].as_bytes());
+                    h.bytes(&[0]);
+                }),
             }
         }
         println!("{:<12} {:>9} rows  {:016x}", t.name, t.rows(), h.0);

@@ -688,7 +688,7 @@ mod tests {
         let mut q = EventQueue::new();
         let mut model = BTreeMap::new();
         let mut id = 0u32;
-        let mut now: SimTime = 0;
+        let mut now: SimTime;
         let wheel = (NW as SimTime) << WSHIFT;
         let mut x: u64 = 12345;
         let mut rnd = |m: u64| {

@@ -257,7 +257,7 @@ impl<'a> Sim<'a> {
         let mut cr_mean = vec![f64::NAN; flows.len()];
         if let Some(rr) = find("rp_rates") {
             if let (
-                Some(ColumnData::Str(fl)),
+                Some(ColumnData::Cat { codes: fl, .. }),
                 Some(ColumnData::I64(t)),
                 Some(ColumnData::F64(cr)),
             ) = (rr.column("flow"), rr.column("t_ps"), rr.column("cr_bps"))
@@ -267,7 +267,9 @@ impl<'a> Sim<'a> {
                         continue;
                     }
                     let xs: Vec<f64> = (0..fl.len())
-                        .filter(|&i| fl[i] == f.name && (t[i] as u64) >= t0 && (t[i] as u64) < t1)
+                        .filter(|&i| {
+                            fl[i] as usize == fi && (t[i] as u64) >= t0 && (t[i] as u64) < t1
+                        })
                         .map(|i| cr[i])
                         .collect();
                     let (m, sd) = mean_std(&xs);

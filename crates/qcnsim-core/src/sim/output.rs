@@ -117,12 +117,11 @@ impl<'a> Sim<'a> {
             Table::new("rp_rates")
                 .col(
                     "flow",
-                    ColumnData::Str(
-                        rec.r_flow
-                            .iter()
-                            .map(|&f| flow_name[f as usize].to_string())
-                            .collect(),
-                    ),
+                    // codes are flow indices: no string per sample (docs/performance.md)
+                    ColumnData::Cat {
+                        codes: std::mem::take(&mut rec.r_flow),
+                        values: flow_name.iter().map(|s| s.to_string()).collect(),
+                    },
                 )
                 .col("t_ps", ColumnData::I64(std::mem::take(&mut rec.r_t)))
                 .col("cr_bps", ColumnData::F64(std::mem::take(&mut rec.r_cr)))

@@ -55,6 +55,20 @@ pub fn strs<'a>(t: &'a Table, c: &str) -> &'a [String] {
     }
 }
 
+/// The strings of a string column, `Str` or `Cat` (e.g. `rp_rates.flow`), one per row.
+pub fn names(t: &Table, c: &str) -> Vec<String> {
+    let col = t
+        .column(c)
+        .unwrap_or_else(|| panic!("{}.{c}: no such column", t.name));
+    (0..col.len())
+        .map(|i| {
+            col.str_at(i)
+                .unwrap_or_else(|| panic!("{}.{c}: not a string column", t.name))
+                .to_string()
+        })
+        .collect()
+}
+
 pub fn bools<'a>(t: &'a Table, c: &str) -> &'a [bool] {
     match t.column(c) {
         Some(ColumnData::Bool(v)) => v,
