@@ -401,18 +401,20 @@ def load_runs(results_dir: Union[str, "os.PathLike[str]"]) -> List[Tuple[str, Re
 FCT_BINS = ((0, 100_000, "<100KB"), (100_000, 1_000_000, "100KB-1MB"), (1_000_000, None, ">1MB"))
 
 
-def fct_slowdown(runs: Runs, out: Union[str, "os.PathLike[str]"],
-                 title: str = "Flow completion time slowdown vs flow size") -> Optional[Path]:
+def fct_slowdown(runs: Runs, out: PathArg = None,
+                 title: str = "Flow completion time slowdown vs flow size") -> Optional[Figure]:
     """Slowdown (FCT / ideal FCT) vs flow size from the ``fct`` table: every finished flow as a
     faint point, and per size bin (< 100 KB, 100 KB-1 MB, > 1 MB) the median and the 99th
     percentile of each run as lines. Unfinished flows are left out (their count is in the
-    legend)."""
+    legend). Returns the figure (``None`` when no run has an ``fct`` table); with ``out`` it is
+    also written there as PNG."""
     runs = _runs(runs)
     data = [(label, r.tables.get("fct")) for label, r in runs]
     data = [(label, t) for label, t in data if t is not None and t.height]
     if not data:
         return None
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig = Figure(figsize=(8, 5))
+    ax = fig.add_subplot()
     for i, (label, t) in enumerate(data):
         color = f"C{i % 10}"
         done = t.filter(pl.col("finished"))
@@ -437,7 +439,7 @@ def fct_slowdown(runs: Runs, out: Union[str, "os.PathLike[str]"],
     ax.set_title(title)
     ax.legend(fontsize=7, ncol=2)
     ax.grid(True, which="both", alpha=0.3)
-    out = Path(out)
-    fig.savefig(out, dpi=DPI, bbox_inches="tight")
-    plt.close(fig)
-    return out
+    fig.tight_layout()
+    if out is not None:
+        save(fig, out)
+    return fig

@@ -34,7 +34,7 @@ def fct_table(runs) -> pl.DataFrame:
 
 
 def post(ctx):
-    figs = [p for p in [plot.fct_slowdown(ctx.runs, ctx.out_dir / "fct_slowdown.png")] if p is not None]
+    figs = [p for p in [plot.save(plot.fct_slowdown(ctx.runs), ctx.out_dir / "fct_slowdown.png")] if p is not None]
     t = fct_table(ctx.runs)
     t.write_csv(ctx.out_dir / "fct.csv")
     from ..reproduce import to_markdown

@@ -6,6 +6,7 @@ pub mod bcn;
 pub mod buffer;
 pub mod dcqcn;
 pub mod deadlock;
+pub mod gbn;
 pub mod multicast;
 pub mod nic_fb;
 pub mod pause;

@@ -13,6 +13,7 @@ pub mod reader;
 pub mod routes;
 pub mod sweep;
 pub mod topology;
+pub mod transport;
 pub mod workload;
 
 use crate::api::ScenarioError;
@@ -160,6 +161,8 @@ pub struct FlowSpec {
     /// Per-packet spraying (`routing.mode = "spray"`, no explicit path): every data frame picks
     /// an equal-cost port at random at each switch; `path` holds the shortest path.
     pub spray: bool,
+    /// Open loop (`udp`) or go-back-N (`gbn`, finite unicast flows; docs/models/transport.md).
+    pub transport: transport::Transport,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,6 +309,8 @@ pub struct Scenario {
     pub qcn: QcnSpec,
     pub bcn: BcnSpec,
     pub dcqcn: dcqcn::DcqcnSpec,
+    /// `[transport]`: the go-back-N parameters (docs/models/transport.md).
+    pub transport: transport::TransportSpec,
     /// Link-level flow control (PAUSE / PFC).
     pub fc: FlowControlSpec,
     /// Shared-buffer switches (off: a private buffer per egress queue).
@@ -792,6 +797,7 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
             cp_ports: Vec::new(),
         },
         dcqcn: dcqcn::DcqcnSpec::off(),
+        transport: transport::TransportSpec::unset(),
         fc: FlowControlSpec::off(),
         buffer: buffer::SharedBufferSpec::off(),
         metrics: MetricsSpec {
@@ -971,6 +977,7 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
             ));
         }
         let priority = t.int_in("priority", 0, 0, 7)? as u8;
+        let transport = transport::read_kind(&mut t)?;
         let size_bytes = t.opt_bytes("size")?;
         if let Some(b) = size_bytes.filter(|&b| b == 0 || b > MAX_FLOW_BYTES) {
             return Err(t.err(
@@ -1034,10 +1041,26 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
             spray: sc.routing.mode == RoutingMode::Spray && group.is_none() && !explicit,
             tree_parent,
             priority,
+            transport,
         });
+        transport::check_flow(&t, &sc.flows[sc.flows.len() - 1])?;
         flow_json.push(Json::Object(t.finish()?));
     }
     resolved.insert("flows".into(), Json::Array(flow_json));
+
+    // [transport] (in the resolved scenario when given or used)
+    let tp_given = r.has("transport");
+    let mut tpr = r.sub("transport")?;
+    sc.transport = transport::parse(&mut tpr)?;
+    let tpj = tpr.finish()?;
+    if tp_given
+        || sc
+            .flows
+            .iter()
+            .any(|f| f.transport == transport::Transport::Gbn)
+    {
+        resolved.insert("transport".into(), Json::Object(tpj));
+    }
 
     // [cc]
     let mut cc = r.sub("cc")?;
@@ -1663,6 +1686,9 @@ fn check_bcn(sc: &Scenario) -> Res<()> {
 /// 800,000 s at 10 Gb/s), and small enough for every byte count to stay exact in an `i64` column
 /// and in `f64`.
 pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000_000;
+
+/// A go-back-N flow has fewer frames than this (31-bit sequence numbers).
+pub const MAX_GBN_FRAMES: u64 = 1 << 31;
 
 /// DCQCN: unicast flows only (the NP answers a flow's receiver), and RP parameters that make
 /// sense for every flow's line rate.

@@ -75,6 +75,7 @@ pub(super) const DC: &str = "cc.dcqcn";
 pub(super) const DC_CP: &str = "cc.dcqcn.cp";
 pub(super) const DC_NP: &str = "cc.dcqcn.np";
 pub(super) const DC_RP: &str = "cc.dcqcn.rp";
+pub(super) const TP: &str = "transport";
 const DCV: &str = "by variant: paper (Zhu et al. 2015; CoNEXT 2016 fluid-model script), ns3-rdma (mix/config.txt), mellanox (HPCC mix/config.txt, rdma-hw.cc); docs/models/dcqcn.md";
 const DCQCN_FLUID: &str = "Zhu et al., CoNEXT 2016 (fluid model; authors' script dcqcn2.m)";
 
@@ -230,6 +231,11 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: SB, key: "headroom", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "auto", source: "IEEE 802.1Qbb headroom (docs/models/pause.md, Headroom)", help: "With flow control on: headroom of every lossless ingress PG, the frames that still arrive after XOFF. auto = the bound of the PG's input link plus one frame (docs/models/buffer.md); a smaller value is allowed and reported (summary row buffer_headroom_short)." },
     ParamSpec { section: SB, key: "xon_offset", kind: Kind::Bytes { min: 0, max: 1 << 40 }, default: "3000B", source: "interpretation (two 1500 B frames; SONiC profiles carry an xon_offset)", help: "XON hysteresis: a paused PG resumes when its headroom is empty and its shared use is at least this far below its threshold (or zero)." },
     ParamSpec { section: SB, key: "xoff_scope", kind: Kind::Choice(&["pg", "pool"]), default: "pg", source: "pg: 802.1Qbb per-PG thresholds (SwitchMmu); pool: the global watermark of the BCN calibration study", help: "What decides XOFF/XON: each lossless PG's shared use against its ingress threshold (pg), or the whole memory against flow_control.xoff / xon, pausing every input at once (pool)." },
+    // ---- go-back-N transport of finite flows (docs/models/transport.md)
+    ParamSpec { section: TP, key: "rto", kind: Kind::Time { min: 1 }, default: "320us", source: "IRN's fixed RTO_high (Mittal et al., SIGCOMM 2018); RoCE NICs configure 4.096 us x 2^n (IBTA local ACK timeout)", help: "Retransmission timeout of a go-back-N flow: when no acknowledgement has advanced for this long while frames are on the wire unacknowledged, the sender goes back to the first unacknowledged frame." },
+    ParamSpec { section: TP, key: "ack_interval", kind: Kind::Int { min: 1, max: 1 << 20 }, default: "1", source: "HPCC's ns-3 L2_ACK_INTERVAL (1 in its configurations)", help: "The receiver of a go-back-N flow acknowledges every this many frames received in order (or duplicate), and always the last frame of the message." },
+    ParamSpec { section: TP, key: "nack_interval", kind: Kind::Time { min: 0 }, default: "500us", source: "HPCC's ns-3 NACK_GENERATION_INTERVAL (500 us)", help: "Least time between two NACKs a receiver sends for the same missing frame (out-of-order frames in between are discarded silently)." },
+    ParamSpec { section: TP, key: "ack_frame", kind: Kind::Bytes { min: 64, max: 1518 }, default: "64B", source: "interpretation (minimum Ethernet frame; a RoCEv2 ACK is 62 B + FCS)", help: "Size of an ACK or NACK on the wire; they wait in the strict-priority control queue of each port on the way back to the source, as CNMs and CNPs do." },
 ];
 
 pub fn spec(section: &str, key: &str) -> &'static ParamSpec {

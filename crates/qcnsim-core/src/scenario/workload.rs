@@ -239,6 +239,17 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
             ));
         }
         let priority = t.int_in("priority", 0, 0, 7)?;
+        // written into the generated flows only when given (flows.*.transport checks it)
+        let transport = match t.opt_str("transport")? {
+            Some(s) if s != "udp" && s != "gbn" => {
+                return Err(t.err(
+                    "transport",
+                    format!("{s:?}"),
+                    "one of: udp (open loop), gbn (RoCE-style go-back-N)",
+                ))
+            }
+            other => other,
+        };
         let rate = t.opt_rate("rate")?;
         // participating hosts
         let members: Vec<usize> = match t.opt_str_list("hosts")? {
@@ -487,6 +498,9 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
             e.insert("start".into(), Value::String(format!("{}ps", f.start)));
             e.insert("frame".into(), Value::String(format!("{frame}B")));
             e.insert("priority".into(), Value::Integer(priority));
+            if let Some(tp) = &transport {
+                e.insert("transport".into(), Value::String(tp.clone()));
+            }
             out_flows.push(Value::Table(e));
         }
         let mut j = t.finish()?;

@@ -246,6 +246,10 @@ impl<'a> Sim<'a> {
                 self.dc.cnp_rx[fi] += 1;
                 None
             }
+            KIND_ACK | KIND_NACK => {
+                self.gbn_on_reply(pk);
+                return;
+            }
             _ => {
                 // the QCN transient-response messages (SONAR echo, push-back Fb99)
                 self.transient_control(pk);

@@ -195,6 +195,10 @@ impl<'a> Sim<'a> {
             port.txdone_pending = true;
             self.q.push(port.busy_until, Ev::TxDone { port: pi as u32 });
         }
+        if pk.flags & FLAG_GBN != 0 && !port.from_switch {
+            self.gbn_on_wire(pk.flow, pk.fb);
+        }
+        let port = &self.ports[pi];
         if port.peer_is_switch {
             if pk.kind == KIND_DATA && port.from_switch {
                 self.frames_forwarded += 1;
@@ -243,6 +247,9 @@ impl<'a> Sim<'a> {
     pub(super) fn transmit(&mut self, pi: usize, pkt: u32) {
         let pk = self.pkts[pkt as usize];
         let end = self.put_on_wire(pi, pk.size);
+        if pk.flags & FLAG_GBN != 0 && !self.ports[pi].from_switch {
+            self.gbn_on_wire(pk.flow, pk.fb);
+        }
         let port = &self.ports[pi];
         let peer = port.peer;
         if port.peer_is_switch {
@@ -320,6 +327,9 @@ impl<'a> Sim<'a> {
     /// [`Sim::deliver`] with the frame's fields already at hand.
     #[inline(always)]
     fn deliver_pk(&mut self, pkt: u32, pk: Pkt, t: SimTime) {
+        if pk.flags & FLAG_GBN != 0 {
+            return self.gbn_deliver(pkt, pk, t);
+        }
         let f = &mut self.flows[pk.flow as usize];
         if t > self.end {
             f.late_frames += 1;

@@ -184,6 +184,29 @@ impl<'a> Sim<'a> {
                 "delivered_bytes",
                 ColumnData::I64(ix.iter().map(|&i| self.flows[i].rx_bytes as i64).collect()),
             );
+        // the transport and its recovery counters (zeros for open-loop flows)
+        let counts: Vec<[u64; 5]> = ix.iter().map(|&i| self.gbn_counts(i)).collect();
+        let col = |k: usize| ColumnData::I64(counts.iter().map(|c| c[k] as i64).collect());
+        let table = table
+            .col(
+                "transport",
+                ColumnData::Str(
+                    ix.iter()
+                        .map(|&i| {
+                            if self.flows[i].gbn == NONE {
+                                "udp"
+                            } else {
+                                "gbn"
+                            }
+                            .to_string()
+                        })
+                        .collect(),
+                ),
+            )
+            .col("retransmitted_bytes", col(0))
+            .col("timeouts", col(1))
+            .col("nacks", col(2))
+            .col("discarded_frames", col(3));
         // summary rows: per size bin and overall
         let mut rows = Vec::new();
         let mut groups: Vec<(String, Vec<usize>)> = BINS
@@ -235,6 +258,29 @@ impl<'a> Sim<'a> {
                 "flows_unfinished".into(),
                 unfinished as f64,
                 "flows".into(),
+                detail,
+            ));
+        }
+        if ix.iter().any(|&i| self.flows[i].gbn != NONE) {
+            let total = |k: usize| counts.iter().map(|c| c[k]).sum::<u64>() as f64;
+            let detail = "go-back-N flows".to_string();
+            rows.push((
+                "retransmitted_bytes".into(),
+                total(0),
+                "B".into(),
+                detail.clone(),
+            ));
+            rows.push((
+                "gbn_timeouts".into(),
+                total(1),
+                "timeouts".into(),
+                detail.clone(),
+            ));
+            rows.push(("gbn_nacks".into(), total(2), "NACKs".into(), detail.clone()));
+            rows.push((
+                "gbn_withdrawn_frames".into(),
+                total(4),
+                "frames".into(),
                 detail,
             ));
         }

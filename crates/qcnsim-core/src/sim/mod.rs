@@ -42,6 +42,7 @@ mod pause;
 mod qcn;
 mod traffic;
 mod transient;
+mod transport;
 pub use transient::path_rtt;
 
 const NONE: u32 = u32::MAX;
@@ -121,6 +122,16 @@ enum Ev {
     },
     /// Periodic deadlock / PFC watchdog check (sim/deadlock.rs).
     FcCheck,
+    /// Go-back-N: the receiver of `flow` sends an ACK or a NACK (sim/transport.rs).
+    GbnReply {
+        flow: u32,
+        code: u32,
+    },
+    /// Go-back-N: the retransmission timer of `flow` (stale if `gen` is old).
+    GbnRto {
+        flow: u32,
+        gen: u32,
+    },
 }
 
 const KIND_DATA: u8 = 0;
@@ -135,6 +146,11 @@ const KIND_BCN0: u8 = 3;
 const KIND_CONMES: u8 = 4;
 /// DCQCN congestion notification packet, from a flow's receiver (payload 0; sim/dcqcn.rs).
 const KIND_CNP: u8 = 5;
+/// Go-back-N acknowledgement from a flow's receiver (payload: the next expected sequence;
+/// sim/transport.rs).
+const KIND_ACK: u8 = 6;
+/// Go-back-N negative acknowledgement (payload: the sequence to resend from).
+const KIND_NACK: u8 = 7;
 
 /// Frames are 32 bytes, aligned: two to a cache line in the arena, never across two lines.
 const _: () = assert!(std::mem::size_of::<Pkt>() == 32);
@@ -158,7 +174,7 @@ struct Pkt {
     /// source host of `flow`).
     at: u32,
     /// Data: [`FLAG_SPECIAL`] (a SONAR special frame), [`FLAG_CE`] (ECN congestion
-    /// experienced, set by a DCQCN congestion point).
+    /// experienced, set by a DCQCN congestion point), [`FLAG_GBN`] (a go-back-N frame).
     flags: u8,
 }
 
@@ -166,6 +182,8 @@ struct Pkt {
 const FLAG_SPECIAL: u8 = 1;
 /// `Pkt::flags`: ECN CE (marked by a DCQCN congestion point).
 const FLAG_CE: u8 = 2;
+/// `Pkt::flags`: a data frame of a go-back-N flow (its sequence number is in `fb`).
+const FLAG_GBN: u8 = 4;
 
 struct Port {
     node: u32,
@@ -278,8 +296,14 @@ struct Flow {
     rl_timer: LazyTimer,
     /// The RP's rate-increase timer.
     rp_timer: LazyTimer,
-    /// Time between CBR frames, ps (fractional; frame k is due at start + round(k * gap)).
+    /// Time between CBR frames, ps (fractional; frame k is due at
+    /// cbr_t0 + round((k - cbr_k0) * gap)).
     cbr_gap_ps: f64,
+    /// CBR schedule origin: the start and frame 0, or where a go-back-N flow went back to.
+    cbr_t0: SimTime,
+    cbr_k0: u64,
+    /// Go-back-N flow: index into `Sim::gbn` (NONE for open-loop flows).
+    gbn: u32,
     // counters
     gen_frames: u64,
     sent_frames: u64,
@@ -452,6 +476,8 @@ pub struct Sim<'a> {
     spray_cand: Vec<u32>,
     /// Shared-buffer switch memories (sim/buffer.rs).
     buf: buffer::Buffers,
+    /// Go-back-N senders and receivers (sim/transport.rs); empty without gbn flows.
+    gbn: transport::GbnState,
     /// Flow control or a shared memory is on: egress ports take the slow path
     /// (`slow_start_next`, no idle-port shortcut).
     slow: bool,
@@ -589,6 +615,7 @@ impl<'a> Sim<'a> {
         rec.tput_frames = vec![0; rec.tput_ports.len() * rec.nbins];
         rec.tput_cache = vec![TputBin::default(); rec.tput_ports.len()];
 
+        let (gbn, gbn_ix) = transport::GbnState::build(sc);
         let mut flows = Vec::with_capacity(sc.flows.len());
         for (i, f) in sc.flows.iter().enumerate() {
             let nic_rate = sc.links[f.path[0] / 2].rate_bps;
@@ -677,6 +704,9 @@ impl<'a> Sim<'a> {
                 rl_timer: LazyTimer::default(),
                 rp_timer: LazyTimer::default(),
                 cbr_gap_ps: f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps,
+                cbr_t0: f.start,
+                cbr_k0: 0,
+                gbn: gbn_ix[i],
                 gen_frames: 0,
                 sent_frames: 0,
                 sent_bytes: 0,
@@ -730,6 +760,7 @@ impl<'a> Sim<'a> {
             spray_rng: Rng::stream(seed, StreamId::new(kinds::SPRAY, 0, 0)),
             spray_cand: Vec::with_capacity(64),
             buf: buffer::Buffers::build(sc),
+            gbn,
         };
         for (i, f) in sc.flows.iter().enumerate() {
             if f.group.is_some() {
@@ -901,6 +932,8 @@ impl<'a> Sim<'a> {
             Ev::BaTimer { ba, gen } => self.on_ba_timer(ba, gen),
             Ev::PingTimer { flow, gen } => self.on_ping_timer(flow, gen),
             Ev::Cnp { flow } => self.send_cnp(flow),
+            Ev::GbnReply { flow, code } => self.gbn_send_reply(flow, code),
+            Ev::GbnRto { flow, gen } => self.on_gbn_rto(flow, gen),
         }
     }
 

@@ -40,6 +40,7 @@ impl<'a> Sim<'a> {
         let mc_dst: Vec<Option<String>> =
             (0..self.flows.len()).map(|i| self.mc_flow_dst(i)).collect();
         let mc_copies: Vec<u64> = (0..self.flows.len()).map(|i| self.mc_copies(i)).collect();
+        let gbn_counts: Vec<[u64; 5]> = (0..self.flows.len()).map(|i| self.gbn_counts(i)).collect();
         let mc_members = (!sc.groups.is_empty()).then(|| self.mc_members_table());
         let (echo_sent, fb99_sent): (Vec<i64>, Vec<i64>) = (0..self.ports.len())
             .map(|p| {
@@ -271,11 +272,16 @@ impl<'a> Sim<'a> {
                             fl.iter()
                                 .enumerate()
                                 .map(|(i, f)| {
+                                    // go-back-N: frames the receiver discarded and frames
+                                    // withdrawn before the wire are not in flight
+                                    let g = gbn_counts[i];
                                     (f.gen_frames + mc_copies[i]
                                         - f.rx_frames
                                         - f.rl_drops
                                         - f.nic_drops
-                                        - f.net_drops) as i64
+                                        - f.net_drops
+                                        - g[3]
+                                        - g[4]) as i64
                                 })
                                 .collect(),
                         ),

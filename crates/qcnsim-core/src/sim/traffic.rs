@@ -10,18 +10,24 @@ impl<'a> Sim<'a> {
     pub(super) fn make_frame(&mut self, fi: usize, t: SimTime) -> u32 {
         let f = &mut self.flows[fi];
         let size = Self::next_size(f);
+        let seq = f.gen_k;
+        let gbn = f.gbn != NONE;
         Self::advance(f, t, size);
         self.live_data += 1;
+        if gbn {
+            self.gbn_made(fi, seq as u32, size);
+        }
         self.alloc(Pkt {
             born: t,
             size,
             flow: fi as u32,
             hop: 0,
             kind: KIND_DATA,
-            fb: 0,
+            // a go-back-N frame carries its sequence number (< 2^31, bounded by the reader)
+            fb: if gbn { seq as i32 } else { 0 },
             cpid: NO_CPID,
             at: 0,
-            flags: 0,
+            flags: if gbn { FLAG_GBN } else { 0 },
         })
     }
 
@@ -59,10 +65,10 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Generation instant of a CBR flow's frame `k`.
+    /// Generation instant of a CBR flow's frame `k` (k >= cbr_k0).
     #[inline]
     fn cbr_due(f: &Flow, k: u64) -> SimTime {
-        f.start + round_ps(units::u64_f64(k) * f.cbr_gap_ps)
+        f.cbr_t0 + round_ps(units::u64_f64(k - f.cbr_k0) * f.cbr_gap_ps)
     }
 
     pub(super) fn on_gen(&mut self, fi: usize) {
@@ -163,7 +169,7 @@ impl<'a> Sim<'a> {
             // limit (and before `stop`, as the next instant always is) in O(1)
             let lim = limit.min(f.stop - 1);
             let k0 = f.gen_k;
-            let est = (units::u64_f64(lim - f.start) / f.cbr_gap_ps) as u64;
+            let est = f.cbr_k0 + (units::u64_f64(lim - f.cbr_t0) / f.cbr_gap_ps) as u64;
             let mut k = est.max(k0);
             while k > k0 && Self::cbr_due(f, k) > lim {
                 k -= 1;

@@ -1,0 +1,267 @@
+//! Go-back-N glue (docs/models/transport.md; the rules are in proto/gbn.rs). A `gbn` flow's data
+//! frames carry their sequence number in `Pkt::fb` and [`FLAG_GBN`]. The receiver's verdict is
+//! taken when a frame's arrival is resolved (`deliver`: in arrival order, at its arrival time
+//! `t`), and its ACK or NACK leaves at `t` through the receiver NIC's strict-priority control
+//! queue, routed back to the source like every feedback message (`KIND_ACK`, `KIND_NACK`,
+//! payload the sequence). The sender's retransmission timer starts when a frame goes on the
+//! wire at the source NIC. Going back withdraws the flow's frames that have not reached the
+//! wire (its rate-limiter queue and its frames in the source NIC's queue: a NIC sends from the
+//! host's memory, so it does not send a frame twice because it was already queued) and makes
+//! the source produce the frame asked for next, at once, and the following ones at the flow's
+//! traffic pattern from there.
+
+use super::*;
+use crate::proto::gbn::{GbnParams, Receiver, Reply, Sender, SndOut};
+use crate::scenario::transport::Transport;
+
+/// The go-back-N flows' senders, receivers and timers (indexed by `Flow::gbn`).
+pub(super) struct GbnState {
+    pub(super) p: GbnParams,
+    pub(super) ack_bytes: u32,
+    pub(super) snd: Vec<Sender>,
+    pub(super) rcv: Vec<Receiver>,
+    pub(super) rto: Vec<LazyTimer>,
+    /// Frames withdrawn before reaching the wire (rate-limiter and NIC queues), per gbn flow.
+    pub(super) withdrawn: Vec<u64>,
+}
+
+/// `Ev::GbnReply::code`: a NACK (else an ACK) of the sequence in the low 31 bits.
+const NACK_BIT: u32 = 1 << 31;
+
+impl GbnState {
+    /// The state of every gbn flow, and each flow's index into it (NONE for udp flows).
+    pub(super) fn build(sc: &Scenario) -> (GbnState, Vec<u32>) {
+        let mut ix = vec![NONE; sc.flows.len()];
+        let mut snd = Vec::new();
+        for (i, f) in sc.flows.iter().enumerate() {
+            if f.transport == Transport::Gbn {
+                ix[i] = snd.len() as u32;
+                // the reader bounds a gbn flow's size (finite, < 2^31 frames)
+                let n = f.size_bytes.unwrap_or(0).div_ceil(f.frame_bytes as u64);
+                snd.push(Sender::new(n as u32));
+            }
+        }
+        let n = snd.len();
+        (
+            GbnState {
+                p: sc.transport.gbn,
+                ack_bytes: sc.transport.ack_bytes,
+                snd,
+                rcv: vec![Receiver::default(); n],
+                rto: vec![LazyTimer::default(); n],
+                withdrawn: vec![0; n],
+            },
+            ix,
+        )
+    }
+}
+
+impl<'a> Sim<'a> {
+    /// The source made frame `seq` of gbn flow `fi` (a retransmission is counted).
+    #[inline(never)]
+    pub(super) fn gbn_made(&mut self, fi: usize, seq: u32, size: u32) {
+        let g = self.flows[fi].gbn as usize;
+        self.gbn.snd[g].on_made(seq, size);
+    }
+
+    /// Frame `seq` of gbn flow `flow` goes on the wire at its source NIC.
+    #[inline(never)]
+    pub(super) fn gbn_on_wire(&mut self, flow: u32, seq: i32) {
+        let g = self.flows[flow as usize].gbn as usize;
+        let cmd = self.gbn.snd[g].on_wire(&self.gbn.p, seq as u32, self.now);
+        self.gbn_timer(flow, cmd);
+    }
+
+    fn gbn_timer(&mut self, flow: u32, cmd: TimerCmd) {
+        let g = self.flows[flow as usize].gbn as usize;
+        match cmd {
+            TimerCmd::Keep => {}
+            TimerCmd::Arm(at) => {
+                if let Some(gen) = self.gbn.rto[g].arm(at) {
+                    self.q.push(at, Ev::GbnRto { flow, gen });
+                }
+            }
+            TimerCmd::Cancel => self.gbn.rto[g].cancel(),
+        }
+    }
+
+    /// A data frame of a gbn flow reaches its receiver at `t` (see `deliver_pk`).
+    #[inline(never)]
+    pub(super) fn gbn_deliver(&mut self, pkt: u32, pk: Pkt, t: SimTime) {
+        let fi = pk.flow as usize;
+        if t > self.end {
+            self.flows[fi].late_frames += 1;
+        } else {
+            let g = self.flows[fi].gbn as usize;
+            let n = self.gbn.snd[g].n;
+            let v = self.gbn.rcv[g].on_frame(&self.gbn.p, pk.fb as u32, n, t);
+            let f = &mut self.flows[fi];
+            if v.accepted {
+                f.rx_frames += 1;
+                f.rx_bytes += pk.size as u64;
+                f.delay_sum += units::u64_f64(t - pk.born);
+            }
+            if v.complete && f.finish.is_none() {
+                f.finish = Some(t);
+            }
+            let code = match v.reply {
+                Reply::None => None,
+                Reply::Ack(a) => Some(a),
+                Reply::Nack(a) => Some(a | NACK_BIT),
+            };
+            if let Some(code) = code {
+                self.q.push(
+                    t,
+                    Ev::GbnReply {
+                        flow: pk.flow,
+                        code,
+                    },
+                );
+            }
+            if pk.flags & FLAG_CE != 0 {
+                self.np_marked(pk.flow, t);
+            }
+        }
+        self.live_data -= 1;
+        self.free.push(pkt);
+    }
+
+    /// The receiver of `flow` sends an ACK or a NACK (`code`) towards the source.
+    pub(super) fn gbn_send_reply(&mut self, flow: u32, code: u32) {
+        let now = self.now;
+        let dst = self.flows[flow as usize].dst as usize;
+        let Some(out) = self.feedback_next(dst, flow) else {
+            return;
+        };
+        let kind = if code & NACK_BIT != 0 {
+            KIND_NACK
+        } else {
+            KIND_ACK
+        };
+        let pkt = self.alloc(Pkt {
+            born: now,
+            size: self.gbn.ack_bytes,
+            flow,
+            hop: 0,
+            kind,
+            fb: (code & !NACK_BIT) as i32,
+            cpid: NONE,
+            at: dst as u32,
+            flags: 0,
+        });
+        self.enqueue_ctrl(out, pkt);
+    }
+
+    /// An ACK or NACK reaches the source of `pk.flow`.
+    pub(super) fn gbn_on_reply(&mut self, pk: Pkt) {
+        let fi = pk.flow as usize;
+        let g = self.flows[fi].gbn as usize;
+        let now = self.now;
+        let a = pk.fb as u32;
+        let out = if pk.kind == KIND_NACK {
+            self.gbn.snd[g].on_nack(&self.gbn.p, a, now)
+        } else {
+            self.gbn.snd[g].on_ack(&self.gbn.p, a, now)
+        };
+        self.gbn_apply(pk.flow, out);
+    }
+
+    /// The retransmission timer of `flow` may expire.
+    pub(super) fn on_gbn_rto(&mut self, flow: u32, gen: u32) {
+        let g = self.flows[flow as usize].gbn as usize;
+        match self.gbn.rto[g].popped(self.now, gen) {
+            Popped::Fire => {
+                let out = self.gbn.snd[g].on_timeout(&self.gbn.p, self.now);
+                self.gbn_apply(flow, out);
+            }
+            Popped::Requeue(t) => self.q.push(t, Ev::GbnRto { flow, gen }),
+            Popped::Stale => {}
+        }
+    }
+
+    fn gbn_apply(&mut self, flow: u32, out: SndOut) {
+        self.gbn_timer(flow, out.timer);
+        if let Some(seq) = out.rewind {
+            self.gbn_go_back(flow as usize, seq);
+        }
+    }
+
+    /// Go back: withdraw the flow's frames not yet on the wire and make frame `seq` next.
+    fn gbn_go_back(&mut self, fi: usize, seq: u32) {
+        let now = self.now;
+        let g = self.flows[fi].gbn as usize;
+        // the rate-limiter queue
+        let mut withdrawn = 0u64;
+        while let Some(p) = self.flows[fi].rl_q.pop_front() {
+            self.release(p);
+            withdrawn += 1;
+        }
+        let f = &mut self.flows[fi];
+        f.rl_q_bytes = 0;
+        f.rl_timer.cancel();
+        // the source NIC's queue (the flow's class queue with PFC)
+        let pi = f.path[0] as usize;
+        let class = f.class as usize;
+        let port = &mut self.ports[pi];
+        port.track_q(now);
+        let pkts = &self.pkts;
+        let mut freed: Vec<u32> = Vec::new();
+        let mut bytes = 0u64;
+        let q = if port.pq.is_empty() {
+            &mut port.q
+        } else {
+            &mut port.pq[class]
+        };
+        q.retain(|&p| {
+            let mine = pkts[p as usize].flow == fi as u32 && pkts[p as usize].kind == KIND_DATA;
+            if mine {
+                freed.push(p);
+                bytes += pkts[p as usize].size as u64;
+            }
+            !mine
+        });
+        port.q_bytes -= bytes;
+        if !port.pq.is_empty() {
+            port.pq_bytes[class] -= bytes;
+            port.fc_waiting -= freed.len() as u32;
+        }
+        let ba = port.ba != NONE;
+        withdrawn += freed.len() as u64;
+        for p in freed {
+            self.release(p);
+        }
+        if ba {
+            self.ba_qlen(pi);
+        }
+        self.gbn.withdrawn[g] += withdrawn;
+        // the source: frame `seq` next, now
+        let f = &mut self.flows[fi];
+        let frame = f.frame as u64;
+        f.gen_k = seq as u64;
+        f.gen_bytes = seq as u64 * frame;
+        f.cbr_t0 = now;
+        f.cbr_k0 = seq as u64;
+        f.gen_lazy = false;
+        f.next_gen = if now < f.stop { now } else { NEVER };
+        if f.next_gen != NEVER {
+            self.q.push(now, Ev::Gen { flow: fi as u32 });
+        }
+    }
+
+    /// Per flow: retransmitted bytes, timeouts, NACKs received, frames the receiver discarded
+    /// (out of order or duplicate), and frames withdrawn before the wire; zeros for udp flows.
+    pub(super) fn gbn_counts(&self, fi: usize) -> [u64; 5] {
+        let g = self.flows[fi].gbn;
+        if g == NONE {
+            return [0; 5];
+        }
+        let (s, r) = (&self.gbn.snd[g as usize], &self.gbn.rcv[g as usize]);
+        [
+            s.retx_bytes,
+            s.timeouts,
+            s.nacks_rx,
+            r.out_of_order + r.duplicates,
+            self.gbn.withdrawn[g as usize],
+        ]
+    }
+}
