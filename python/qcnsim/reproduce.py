@@ -202,7 +202,8 @@ def check_published(entries: Any, where: str = "PUBLISHED") -> List[Dict[str, An
 def published_table(entries: Sequence[Dict[str, Any]], summary: pl.DataFrame) -> pl.DataFrame:
     """The published values beside qcnsim's, one row per entry of an experiment's ``PUBLISHED``.
 
-    An entry ``dict(metric=, variant=None or a name, value=, unit=, source="<seed>: '<quote>'")``
+    An entry ``dict(metric=, variant=None or a name, value=, unit=, source="<study>: '<quote>'")``
+    (the study's number as docs/sources.md#study-numbers lists it)
     (optionally ``detail=``, a substring of the summary's ``detail`` column) is matched with the
     rows of the combined ``summary`` of the same ``metric`` and ``variant`` (``variant=None``
     matches rows without a variant, or the only variant of a one-variant experiment). Exactly one
