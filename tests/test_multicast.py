@@ -82,7 +82,7 @@ def test_reproduce_multicast_star_seeds_figures_and_table(tmp_path):
     assert sorted(zip(fb["reading"].fill_null(""), fb["scheme"], fb["qeq_frames"])) == sorted(
         [("", s, q) for s in ("representative", "standard") for q in (25, 50, 75)]
         + [(r, s, 25) for r in ("studycp", "unitq") for s in ("representative", "standard")]
-        # seed 002's buffers read as one shared 100-frame switch memory (docs/models/buffer.md)
+        # the multicast study's buffers read as one shared 100-frame switch memory (docs/models/buffer.md)
         + [("", s + "-shared100", 50) for s in ("representative", "standard")])
     assert any("leaving out the full-run-only variants" in x and "standard-qeq75-studycp" in x for x in logs)
     assert (fb["seeds"] == 2).all()  # --quick: two seeds per point

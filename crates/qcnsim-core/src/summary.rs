@@ -1,5 +1,5 @@
 //! The `summary` table: the headline numbers of a run, in long format (metric, value, unit,
-//! detail). Recovery time follows shared/spec/experiments.md: the time from the end of a hotspot
+//! detail). Recovery time (docs/tables.md#recovery-time): the time from the end of a hotspot
 //! until the bottleneck throughput, binned at `metrics.throughput_bin`, first reaches
 //! `analysis.recovery_fraction` of the restored capacity.
 

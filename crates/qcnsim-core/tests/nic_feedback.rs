@@ -1,4 +1,4 @@
-//! NIC-side Fb computation on real runs (mechanisms.md §4, docs/models/qcn-nic-feedback.md):
+//! NIC-side Fb computation on real runs (the QCN hardware study, docs/models/qcn-nic-feedback.md):
 //! the CP queue sends ConMes (Qlen) every `conmes_interval` bytes while it has a backlog, the
 //! NIC samples them with the CP's table and reacts to its own negative Fb as to a CNM. Bounds
 //! are derived from the model (see the comments), not copied from a run.

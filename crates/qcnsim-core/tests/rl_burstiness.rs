@@ -1,7 +1,7 @@
-//! Rate-limiter burstiness (mechanisms.md §4): the rate limiter is a token bucket `rl_burst`
-//! bytes deep. A one-frame bucket (the default) paces frames at CR; a deeper bucket saves the
-//! tokens earned while the source is quiet and lets the next burst through at line rate, as the
-//! bursty NIC limiter of the hardware study did.
+//! Rate-limiter burstiness (the QCN hardware study's bursty NIC limiter): the rate limiter is a
+//! token bucket `rl_burst` bytes deep. A one-frame bucket (the default) paces frames at CR; a
+//! deeper bucket saves the tokens earned while the source is quiet and lets the next burst
+//! through at line rate, as the bursty NIC limiter of the hardware study did.
 //!
 //! Set-up that isolates the limiter: a Bernoulli source (5 Gb/s average, frames back to back at
 //! 10 Gb/s within a burst) through a rate limiter pinned at CR = 7 Gb/s into a 7 Gb/s

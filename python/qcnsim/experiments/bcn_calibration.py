@@ -60,7 +60,7 @@ SWEEP_QUEUE_INTERVAL = "2us"
 
 MS = 1e9  # ps
 
-#: The study's spike durations (seed 001, the BCN calibration study, "Pause + BCN: differences
+#: The study's spike durations (study 001, the BCN calibration study, "Pause + BCN: differences
 #: from Bergamasco's results"),
 #: beside qcnsim's headline variants (|Fb| not saturated, rate floor 1 Gb/s).
 PUBLISHED = [

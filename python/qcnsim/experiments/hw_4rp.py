@@ -29,7 +29,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
-# What seed 004 (NEC / Stanford, 10G QCN hardware, 4 RPs) reports for its four conditions.
+# What study 004 (NEC / Stanford, 10G QCN hardware, 4 RPs; docs/sources.md#hardware-study) reports for its four conditions.
 #: Which variants carry the headline result, and why (written into summary.md by reproduce).
 HEADLINE = ("a-qcn .. d-qcn-pause: the NICs answer PAUSE after 0.1 us (flow_control.response_delay), "
             "the order of an FPGA MAC's receive path (the study's NIC is an FPGA board; "

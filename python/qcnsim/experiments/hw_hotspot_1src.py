@@ -29,15 +29,15 @@ from ..reproduce import parse_time_ps
 plt = plot.plt
 
 #: The headline reading is the stage gate of pseudo code v2.x (``both``, every variant without
-#: ``gate`` in its name): the standard, and the gate of the same group's later hardware (seed 004,
-#: v2.3). Seed 000 cites no pseudo-code version, so ``nic-hw-gate-bc-*`` / ``nic-hw-gate-either-*``
+#: ``gate`` in its name): the standard, and the gate of the same group's later hardware (the 10G
+#: QCN hardware study, v2.3). The one-source study cites no pseudo-code version, so ``nic-hw-gate-bc-*`` / ``nic-hw-gate-either-*``
 #: show the other gates beside it; no document says the hardware used them.
 HEADLINE = ("the variants without \"gate\" in their name: the RP's stage gate of QCN pseudo code v2.x "
             "(cc.qcn.rp.stage_gate = \"both\"), the standard's and the one the same group's later "
             "hardware used (pseudo code v2.3); the study cites no version, so the nic-hw-gate-bc-* "
             "and nic-hw-gate-either-* variants show the other gates beside it. docs/models/qcn.md")
 #
-# What seed 000 (NEC / Fulcrum, QCN on hardware) measured: throughput at the switch's output port
+# What study 000 (NEC / Fulcrum, QCN on hardware; docs/sources.md#hardware-study) measured: throughput at the switch's output port
 # at 10 ms resolution. The hardware computed Fb at the NIC (the ``nic-hw`` variants model it); the
 # study's ns-2 runs of original QCN and of NIC-side Fb recovered within 40 ms at 0.5G. Values are
 # the recovery times the slides state (a bound "<40ms" is entered as 40 ms).

@@ -31,7 +31,7 @@ from ..reproduce import to_markdown  # noqa: E402
 
 PS = 1e12
 
-# What seed 003 (Kabbani, Pan, Prabhakar, Seaman, "QCN: stably improving transient response")
+# What study 003 (Kabbani, Pan, Prabhakar, Seaman, "QCN: stably improving transient response")
 # states for the OG hotspot runs. "350+" / "300+" are lower bounds, entered as 350 / 300 ms. The
 # transient-time improvement of target-rate reduction is shown only as a figure (no number).
 #: Which variants carry the headline result, and why (written into summary.md by reproduce).

@@ -35,7 +35,7 @@ from .og_hotspot_10src import PS, _queue, _save, bottleneck  # noqa: E402
 STATS_FROM_S = 1.0
 MAX_SOURCES_DRAWN = 10
 
-# Seed 003 shows the stability runs ('2ptQCN 5msec timer - 10sources - RTT=400usec' ... '400sources',
+# The transient-response proposals (study 003) show the stability runs ('2ptQCN 5msec timer - 10sources - RTT=400usec' ... '400sources',
 # '7msec timer') only as figures ('Stability improves due to cycle-stretching when Fb99 is
 # received'): it states no number to compare with, so the published table is empty.
 PUBLISHED: list = []

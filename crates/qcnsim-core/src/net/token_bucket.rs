@@ -3,9 +3,10 @@
 //! A frame of `size` bytes may leave when the bucket holds `size` tokens (bytes). The depth
 //! `burst` bounds how many tokens an idle limiter can save: one frame (the default) gives smooth
 //! pacing at CR, a deeper bucket lets back-to-back bursts through (the bursty NIC limiter of the
-//! hardware study, mechanisms.md §4). When CR changes, the tokens earned so far are banked at
-//! the old rate and the bucket continues at the new one, so a cut or a rise takes effect in the
-//! middle of a gap rather than one frame late (reference.md §8 pitfall 16).
+//! QCN hardware study, docs/models/qcn-nic-feedback.md). When CR changes, the tokens earned so
+//! far are banked at the old rate and the bucket continues at the new one, so a cut or a rise
+//! takes effect in the middle of a gap rather than one frame late (docs/sources.md, pitfalls of
+//! public implementations, 13).
 
 use crate::units::{ceil_ps, u64_f64, SimTime, SEC};
 

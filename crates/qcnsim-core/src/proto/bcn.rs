@@ -3,8 +3,9 @@
 //!
 //! Both machines are sans-IO like the QCN ones: the caller owns the queue, the rate limiter and
 //! the timer, passes `now` and an input, and acts on what comes back. The rules are those of
-//! shared/spec/mechanisms.md §5 (which wins) and reference.md §4 (the Intel 82598 `bcn_config`
-//! managed object and the BCN/ECM literature):
+//! the BCN calibration study (Loh, Fulcrum, 2006; it wins where the sources differ) and of the
+//! Intel 82598 `bcn_config` managed object and the BCN/ECM literature (docs/models/bcn.md,
+//! docs/sources.md#bcn-calibration-study):
 //!
 //! ```text
 //! CP, on every data frame enqueued (Q including the frame, L its size, tagged = the frame's
@@ -77,7 +78,7 @@ pub struct BcnCpParams {
 }
 
 impl BcnCpParams {
-    /// The calibration study's values (mechanisms.md §5): Qeq 375 pages, W 2, 150 KB ± 5 KB,
+    /// The calibration study's values: Qeq 375 pages, W 2, 150 KB ± 5 KB,
     /// no severe congestion messages.
     pub fn study() -> BcnCpParams {
         BcnCpParams {
@@ -247,7 +248,7 @@ pub struct BcnRpParams {
     pub gd: f64,
     /// Ru, the rate unit of the increase: 1 Mb/s.
     pub ru_bps: f64,
-    /// Lowest rate a negative BCN may bring R to (mechanisms.md's Rmin_dec), bit/s.
+    /// Lowest rate a negative BCN may bring R to (the decrease floor), bit/s.
     pub min_rate_bps: f64,
     /// Rmin, the severe-congestion restart rate after a BCN(0,0): 1 Gb/s.
     pub r_min_bps: f64,
@@ -266,7 +267,7 @@ pub struct BcnRpParams {
 }
 
 impl BcnRpParams {
-    /// The calibration study's values (mechanisms.md §5): Gi 0.53, Gd 2.6e-4, Ru 1 Mb/s,
+    /// The calibration study's values: Gi 0.53, Gd 2.6e-4, Ru 1 Mb/s,
     /// Rmin 1 Gb/s, drift and back-off off.
     pub fn study(line_rate_bps: f64) -> BcnRpParams {
         BcnRpParams {

@@ -1,4 +1,5 @@
-//! QCN for multicast traffic (mechanisms.md §6): the feedback mode option, the congestion-point
+//! QCN for multicast traffic (the multicast QCN study, docs/models/multicast.md): the feedback
+//! mode option, the congestion-point
 //! identifier, and the representative-CP test of the enhanced scheme (Algorithm 2).
 //!
 //! Standard QCN with multicast needs nothing new in the state machines: every CP of the

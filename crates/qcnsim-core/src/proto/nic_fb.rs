@@ -1,4 +1,4 @@
-//! NIC-side Fb computation, the QCN hardware-study variant (mechanisms.md §4). See
+//! NIC-side Fb computation, the QCN hardware-study variant. See
 //! docs/models/qcn-nic-feedback.md.
 //!
 //! The switch cannot compute Fb at line rate, so the work is split:

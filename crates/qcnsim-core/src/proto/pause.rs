@@ -8,7 +8,7 @@
 //!   frames: the pause timer, XON, the response delay.
 //! - [`quanta_to_ps`], [`response_quanta_8023`], [`headroom_bound`]: the numbers.
 //!
-//! The rules (reference.md §5, mechanisms.md §7):
+//! The rules (IEEE 802.3 Annex 31B, IEEE 802.1Qbb; docs/models/pause.md):
 //!
 //! ```text
 //! frames: PAUSE (opcode 0x0001) and PFC (0x0101) are 64 B; pause_time in quanta of 512 bit
@@ -42,7 +42,7 @@ pub fn quanta_to_ps(quanta: u32, rate_bps: f64) -> SimTime {
 }
 
 /// IEEE 802.3 31B.3.7: the longest time, in pause quanta, a MAC may take to stop transmitting
-/// after a PAUSE frame has arrived, by link speed (reference.md §5, sonic-mgmt #6223).
+/// after a PAUSE frame has arrived, by link speed (as quoted in sonic-mgmt issue #6223).
 pub const RESPONSE_QUANTA_8023: &[(f64, u32)] = &[
     (100e6, 1),
     (1e9, 2),
@@ -95,8 +95,8 @@ pub struct LinkHeadroom {
 }
 
 /// Bytes that can still reach the switch's queues from one link after a watermark crossed XOFF
-/// (reference.md §5, "Headroom": D-MaxFrame + D-Pause + 2 x cable + D-Resp + a maximum frame
-/// from the peer):
+/// (the headroom terms of IEEE 802.1Qbb Annex N as vendors' headroom guides list them:
+/// D-MaxFrame + D-Pause + 2 x cable + D-Resp + a maximum frame from the peer):
 ///
 /// ```text
 /// ( reverse_max_frame          the PAUSE waits for the frame in progress on the reverse link
@@ -427,7 +427,7 @@ mod tests {
             // 100 us delay line each way: 2 * 125000 B in flight
             ("delay line", LinkHeadroom { prop_ps: 100 * US + 500 * NS, ..base }, 64 + 64 + 255_913 + 1500),
             // 100 GbE, 100 m cable (0.5 us), 394 quanta response = 201728 bit = 25216 B:
-            // the simpler form MTU_S + MTU_R + 2 rate prop + response (reference.md §5) + 64
+            // the simpler form MTU_S + MTU_R + 2 rate prop + response (vendor PFC guidance) + 64
             ("100G", LinkHeadroom { rate_bps: 100e9, reverse_rate_bps: 100e9, prop_ps: 500 * NS, latency_ps: 0,
                 response_ps: quanta_to_ps(394, 100e9), sender_max_frame: 1500, reverse_max_frame: 1500,
                 other_fc_frames: 0, overhead_bytes: 0 }, 1500 + 64 + 12_500 + 25_216 + 1500),

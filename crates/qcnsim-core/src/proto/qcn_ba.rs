@@ -1,5 +1,5 @@
 //! Bandwidth-available (BA) sensor of a QCN congestion point (the QCN transient-response
-//! proposals, mechanisms.md §3; see docs/models/qcn-transient.md).
+//! proposals; see docs/models/qcn-transient.md).
 //!
 //! ```text
 //! BA = 1 when the queue has stayed below `qlen_threshold` frames for at least `hold`:

@@ -3,8 +3,9 @@
 //! One [`Cp`] models the congestion-point state of one CP queue (egress port × CNPV): `Qold`,
 //! the byte countdown `time_to_mark` to the next sample, and its own random stream for the
 //! sampling jitter. The queue length itself belongs to the caller (the switch port); the CP is
-//! told `Q` on every enqueue. The procedure follows reference.md §1.2–1.3 (pseudo code v2.x and
-//! the 802.1Q clause-32 formulas as reproduced in vendor manuals):
+//! told `Q` on every enqueue. The procedure follows the QCN pseudo code v2.x and the 802.1Q
+//! clause-32 formulas as reproduced in vendor manuals (docs/models/qcn.md,
+//! docs/sources.md#qcn-standard):
 //!
 //! ```text
 //! on_enqueue(Q including the frame, L):
@@ -41,8 +42,9 @@ pub struct CpParams {
     pub sample_table: [f64; 8],
     /// Jitter of each new sampling interval: uniform in [1 - jitter, 1 + jitter]. 0.15.
     pub jitter: f64,
-    /// Path-based push-back (mechanisms.md §3): the next sampling interval is chosen by the
-    /// quantised |Fb| for both signs of Fb (same table), not only for Fb < 0. Default false.
+    /// Path-based push-back (the QCN transient-response proposals): the next sampling interval
+    /// is chosen by the quantised |Fb| for both signs of Fb (same table), not only for Fb < 0.
+    /// Default false.
     pub sample_both_signs: bool,
     /// How |Fb| becomes qntzFb (`cc.qcn.cp.quantiser`). Default [`Quantiser::Linear`].
     pub quantiser: Quantiser,
@@ -158,7 +160,7 @@ impl CpSample {
         self.qntz_fb > 0
     }
 
-    /// Representative feedback (mechanisms.md §6, Algorithm 2): a CNM only when the standard
+    /// Representative feedback (the multicast QCN study, Algorithm 2): a CNM only when the standard
     /// one would be sent and this CP (`cpid`) is the representative for a frame carrying
     /// `frame_fb_hat` and `frame_rep_cpid`.
     pub fn sends_cnm_representative(
@@ -177,7 +179,8 @@ impl CpSample {
     }
 }
 
-/// The standard linear quantiser (reference.md §1.3, HPE FlexFabric 5940 "QCN algorithm"):
+/// The standard linear quantiser (802.1Qau, as the HPE FlexFabric 5940 manual's "QCN algorithm"
+/// gives it):
 /// `Fbmax = Qeq*(2w+1)`; the result is `max_q = 2^fb_bits - 1` when `-fb >= Fbmax`,
 /// `floor(-fb * max_q / Fbmax)` otherwise, and 0 when `fb >= 0`. It never exceeds `max_q`
 /// (the ×64 variant of some simulators yields 64 at saturation; this one cannot).

@@ -6,8 +6,8 @@
 //! anything; it returns a [`TimerCmd`] for the caller's RP timer and says when CR changed so
 //! the caller can re-pace the next departure.
 //!
-//! The rules are those of the QCN pseudo code v2.x as rebuilt in reference.md §1.6–1.8 and
-//! restated with TR/CR in mechanisms.md §2:
+//! The rules are those of the QCN pseudo code v2.x (as its public line-by-line implementations
+//! agree, docs/models/qcn.md) restated with TR/CR as in the QCN transient-response proposals:
 //!
 //! ```text
 //! on_cnm(qntzFb > 0):
@@ -45,10 +45,10 @@
 //! `U` is uniform in `[1 - jitter, 1 + jitter)`. Every reload draws exactly one number, also
 //! with jitter 0, so the stream position never depends on the jitter setting.
 //!
-//! Link-level PAUSE (mechanisms.md §7, the hardware study's semantics): while the RP's link is
-//! paused ([`Rp::pause`] .. [`Rp::resume`]) the timer is frozen: its remaining time is kept
-//! and it cannot expire, so `timer_scount` does not advance; it runs on from where it stopped
-//! at [`Rp::resume`]. CNMs are still obeyed in full (counters reset, CR cut, and the byte
+//! Link-level PAUSE (the 10G QCN hardware study's "Paused RPs", docs/models/pause.md): while the
+//! RP's link is paused ([`Rp::pause`] .. [`Rp::resume`]) the timer is frozen: its remaining
+//! time is kept and it cannot expire, so `timer_scount` does not advance; it runs on from where
+//! it stopped at [`Rp::resume`]. CNMs are still obeyed in full (counters reset, CR cut, and the byte
 //! counter reloaded even in the first cycle, where extra fast recovery would keep it: the
 //! hardware study's paused RP resets `tx_bcount` on every Fb message); the timer they
 //! restart is restarted frozen (a full `T*U` that starts running at the resume). The rate
@@ -605,8 +605,8 @@ impl Rp {
 
     /// A CNM with quantised feedback `qntz_fb` from the CP whose identifier is `cpid`.
     ///
-    /// Standard feedback: exactly [`Rp::on_cnm`]. Representative feedback (mechanisms.md §6,
-    /// Algorithm 1):
+    /// Standard feedback: exactly [`Rp::on_cnm`]. Representative feedback (the multicast QCN
+    /// study, Algorithm 1):
     ///
     /// ```text
     /// if Fb_hat < Fb: Fb_hat = Fb; rep_cpid = cpid
@@ -936,7 +936,7 @@ impl Rp {
     /// One SF expiry of the ping timer in the short fuse: a timer cycle of HAI (timer_scount
     /// += 1, then the usual increase). Ignored unless in the short fuse, and while paused.
     pub fn sonar_hai_tick(&mut self, p: &RpParams) -> RpOutput {
-        // while the link is paused the timer stage is frozen (mechanisms.md §7)
+        // while the link is paused the timer stage is frozen (the hardware study's paused RPs)
         if !(self.active && self.sonar_sf) || self.paused {
             return RpOutput::NONE;
         }
@@ -2204,8 +2204,9 @@ mod tests {
     }
 
     #[test]
-    fn tr_cr_formulation_of_mechanisms_2() {
-        // mechanisms.md §2 step by step, cap off (TR may exceed line), TRR on.
+    fn tr_cr_formulation_step_by_step() {
+        // The transient-response proposals' TR/CR rules step by step, cap off (TR may exceed line),
+        // TRR on.
         let p = RpParams {
             cap_target_rate: false,
             ..exact()
@@ -2424,7 +2425,7 @@ mod tests {
         assert!(!rp.in_sonar_short_fuse());
     }
 
-    // ---- link-level PAUSE (mechanisms.md §7) ------------------------------------------------
+    // ---- link-level PAUSE (the hardware study's paused RPs) ----------------------------------
 
     #[test]
     fn pause_freezes_the_timer_and_resume_runs_it_on() {

@@ -1,5 +1,5 @@
-//! SONAR: the reaction point's ping timer (the QCN transient-response proposals, mechanisms.md
-//! §3; see docs/models/qcn-transient.md).
+//! SONAR: the reaction point's ping timer (the QCN transient-response proposals; see
+//! docs/models/qcn-transient.md).
 //!
 //! The ping timer has three states: waiting-to-probe (WP), waiting-for-echo (WE) and
 //! short-fuse (SF), plus `Off` before the first congestion message and after the rate limiter

@@ -101,7 +101,7 @@ impl Reaction {
         }
     }
 
-    /// The flow's NIC was paused (PAUSE/PFC): QCN freezes its timer (mechanisms.md §7); a BCN
+    /// The flow's NIC was paused (PAUSE/PFC): QCN freezes its timer (docs/models/pause.md); a BCN
     /// regulator only stops sending (its drift timer runs on).
     /// DCQCN's timers run on (its public models tie them to no PFC state).
     pub(super) fn pause(&mut self, now: SimTime) -> RpOutput {

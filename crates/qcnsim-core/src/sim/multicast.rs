@@ -1,4 +1,4 @@
-//! Multicast (mechanisms.md §6): replication of group frames along the flow's distribution
+//! Multicast (the multicast QCN study): replication of group frames along the flow's distribution
 //! tree, per-member delivery counts, the representative-CP feedback hooks, and the multicast
 //! metrics of the `summary` table. See docs/models/multicast.md.
 //!
@@ -206,8 +206,8 @@ impl<'a> Sim<'a> {
             .col("rx_bytes", ColumnData::I64(rx_b))
     }
 
-    /// The multicast metrics of mechanisms.md §6 over the statistics window, as summary rows
-    /// (metric, value, unit, detail).
+    /// The multicast metrics (as the multicast QCN study defines them) over the statistics
+    /// window, as summary rows (metric, value, unit, detail).
     pub(super) fn mc_summary_rows(
         sc: &Scenario,
         flows: &[Flow],

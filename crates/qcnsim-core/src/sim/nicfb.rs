@@ -1,4 +1,4 @@
-//! NIC-side Fb computation (mechanisms.md §4, docs/models/qcn-nic-feedback.md): every QCN CP
+//! NIC-side Fb computation (the QCN hardware study, docs/models/qcn-nic-feedback.md): every QCN CP
 //! port sends ConMes frames carrying its Qlen; each flow's NIC samples them and computes Fb
 //! itself (the state machines are in `proto::nic_fb`). A negative quantised Fb becomes a CNM
 //! handled by the source exactly like one from a switch (`Sim::host_react`). With
