@@ -195,21 +195,24 @@ impl<'a> Sim<'a> {
             port.txdone_pending = true;
             self.q.push(port.busy_until, Ev::TxDone { port: pi as u32 });
         }
-        if pk.flags & FLAG_GBN != 0 && !port.from_switch {
-            self.gbn_on_wire(pk.flow, pk.fb);
-        }
-        let port = &self.ports[pi];
         if port.peer_is_switch {
-            if pk.kind == KIND_DATA && port.from_switch {
-                self.frames_forwarded += 1;
-            }
             let t = end + port.to_peer_queue;
+            if pk.kind == KIND_DATA {
+                if port.from_switch {
+                    self.frames_forwarded += 1;
+                } else if pk.flags & FLAG_GBN != 0 {
+                    // a go-back-N frame leaves its source NIC (off the switches' path)
+                    self.gbn_on_wire(pk.flow, pk.fb);
+                }
+            }
             self.q.push(t, Ev::SwitchArrive { pkt });
         } else {
             let t = end + port.prop;
             if pk.kind == KIND_DATA {
                 if port.from_switch {
                     self.frames_forwarded += 1;
+                } else if pk.flags & FLAG_GBN != 0 {
+                    self.gbn_on_wire(pk.flow, pk.fb);
                 }
                 self.deliver_pk(pkt, pk, t);
             } else {
@@ -327,19 +330,24 @@ impl<'a> Sim<'a> {
     /// [`Sim::deliver`] with the frame's fields already at hand.
     #[inline(always)]
     fn deliver_pk(&mut self, pkt: u32, pk: Pkt, t: SimTime) {
-        if pk.flags & FLAG_GBN != 0 {
-            return self.gbn_deliver(pkt, pk, t);
-        }
         let f = &mut self.flows[pk.flow as usize];
         if t > self.end {
             f.late_frames += 1;
+        } else if f.rx_special {
+            // a go-back-N receiver decides what counts as received (sim/transport.rs)
+            if f.gbn != NONE {
+                self.gbn_receive(pk, t);
+            } else {
+                f.rx_frames += 1;
+                f.rx_bytes += pk.size as u64;
+                f.delay_sum += units::u64_f64(t - pk.born);
+                self.mc_delivered(pk.flow as usize, pk.hop, pk.size, t);
+            }
         } else {
             f.rx_frames += 1;
             f.rx_bytes += pk.size as u64;
             f.delay_sum += units::u64_f64(t - pk.born);
-            if f.mc != NONE {
-                self.mc_delivered(pk.flow as usize, pk.hop, pk.size, t);
-            } else if let Some(total) = f.size {
+            if let Some(total) = f.size {
                 if f.rx_bytes >= total && f.finish.is_none() {
                     f.finish = Some(t);
                 }

@@ -296,14 +296,15 @@ struct Flow {
     rl_timer: LazyTimer,
     /// The RP's rate-increase timer.
     rp_timer: LazyTimer,
-    /// Time between CBR frames, ps (fractional; frame k is due at
-    /// cbr_t0 + round((k - cbr_k0) * gap)).
+    /// Time between CBR frames, ps (fractional; frame k is due at cbr_t0 + round(k * gap)).
     cbr_gap_ps: f64,
-    /// CBR schedule origin: the start and frame 0, or where a go-back-N flow went back to.
+    /// CBR schedule origin: the start, or for a go-back-N flow that went back to frame j at t,
+    /// t - round(j * gap) (frame j due at t exactly).
     cbr_t0: SimTime,
-    cbr_k0: u64,
     /// Go-back-N flow: index into `Sim::gbn` (NONE for open-loop flows).
     gbn: u32,
+    /// Arrivals need more than counting: a multicast or a go-back-N flow (`deliver_pk`).
+    rx_special: bool,
     // counters
     gen_frames: u64,
     sent_frames: u64,
@@ -705,8 +706,8 @@ impl<'a> Sim<'a> {
                 rp_timer: LazyTimer::default(),
                 cbr_gap_ps: f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps,
                 cbr_t0: f.start,
-                cbr_k0: 0,
                 gbn: gbn_ix[i],
+                rx_special: gbn_ix[i] != NONE,
                 gen_frames: 0,
                 sent_frames: 0,
                 sent_bytes: 0,
@@ -765,6 +766,7 @@ impl<'a> Sim<'a> {
         for (i, f) in sc.flows.iter().enumerate() {
             if f.group.is_some() {
                 sim.flows[i].mc = sim.mcast.len() as u32;
+                sim.flows[i].rx_special = true;
                 sim.mcast.push(multicast::McFlow::new(sc, i));
             }
         }

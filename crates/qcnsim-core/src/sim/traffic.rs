@@ -9,25 +9,45 @@ impl<'a> Sim<'a> {
     /// the generator to the following one.
     pub(super) fn make_frame(&mut self, fi: usize, t: SimTime) -> u32 {
         let f = &mut self.flows[fi];
+        if f.gbn != NONE {
+            return self.make_gbn_frame(fi, t);
+        }
         let size = Self::next_size(f);
-        let seq = f.gen_k;
-        let gbn = f.gbn != NONE;
         Self::advance(f, t, size);
         self.live_data += 1;
-        if gbn {
-            self.gbn_made(fi, seq as u32, size);
-        }
         self.alloc(Pkt {
             born: t,
             size,
             flow: fi as u32,
             hop: 0,
             kind: KIND_DATA,
-            // a go-back-N frame carries its sequence number (< 2^31, bounded by the reader)
-            fb: if gbn { seq as i32 } else { 0 },
+            fb: 0,
             cpid: NO_CPID,
             at: 0,
-            flags: if gbn { FLAG_GBN } else { 0 },
+            flags: 0,
+        })
+    }
+
+    /// [`Sim::make_frame`] of a go-back-N flow: the frame carries its sequence number (< 2^31,
+    /// bounded by the reader) and [`FLAG_GBN`]; the sender counts retransmissions.
+    #[inline(never)]
+    fn make_gbn_frame(&mut self, fi: usize, t: SimTime) -> u32 {
+        let f = &mut self.flows[fi];
+        let size = Self::next_size(f);
+        let seq = f.gen_k as u32;
+        Self::advance(f, t, size);
+        self.live_data += 1;
+        self.gbn_made(fi, seq, size);
+        self.alloc(Pkt {
+            born: t,
+            size,
+            flow: fi as u32,
+            hop: 0,
+            kind: KIND_DATA,
+            fb: seq as i32,
+            cpid: NO_CPID,
+            at: 0,
+            flags: FLAG_GBN,
         })
     }
 
@@ -65,10 +85,10 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Generation instant of a CBR flow's frame `k` (k >= cbr_k0).
+    /// Generation instant of a CBR flow's frame `k`.
     #[inline]
     fn cbr_due(f: &Flow, k: u64) -> SimTime {
-        f.cbr_t0 + round_ps(units::u64_f64(k - f.cbr_k0) * f.cbr_gap_ps)
+        f.cbr_t0 + round_ps(units::u64_f64(k) * f.cbr_gap_ps)
     }
 
     pub(super) fn on_gen(&mut self, fi: usize) {
@@ -169,7 +189,7 @@ impl<'a> Sim<'a> {
             // limit (and before `stop`, as the next instant always is) in O(1)
             let lim = limit.min(f.stop - 1);
             let k0 = f.gen_k;
-            let est = f.cbr_k0 + (units::u64_f64(lim - f.cbr_t0) / f.cbr_gap_ps) as u64;
+            let est = (units::u64_f64(lim - f.cbr_t0) / f.cbr_gap_ps) as u64;
             let mut k = est.max(k0);
             while k > k0 && Self::cbr_due(f, k) > lim {
                 k -= 1;

@@ -85,45 +85,35 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// A data frame of a gbn flow reaches its receiver at `t` (see `deliver_pk`).
+    /// A data frame of a gbn flow reaches its receiver at `t` within the run (`deliver_pk`
+    /// counts late frames, hands CE marks to DCQCN and releases the frame).
     #[inline(never)]
-    pub(super) fn gbn_deliver(&mut self, pkt: u32, pk: Pkt, t: SimTime) {
+    pub(super) fn gbn_receive(&mut self, pk: Pkt, t: SimTime) {
         let fi = pk.flow as usize;
-        if t > self.end {
-            self.flows[fi].late_frames += 1;
-        } else {
-            let g = self.flows[fi].gbn as usize;
-            let n = self.gbn.snd[g].n;
-            let v = self.gbn.rcv[g].on_frame(&self.gbn.p, pk.fb as u32, n, t);
-            let f = &mut self.flows[fi];
-            if v.accepted {
-                f.rx_frames += 1;
-                f.rx_bytes += pk.size as u64;
-                f.delay_sum += units::u64_f64(t - pk.born);
-            }
-            if v.complete && f.finish.is_none() {
-                f.finish = Some(t);
-            }
-            let code = match v.reply {
-                Reply::None => None,
-                Reply::Ack(a) => Some(a),
-                Reply::Nack(a) => Some(a | NACK_BIT),
-            };
-            if let Some(code) = code {
-                self.q.push(
-                    t,
-                    Ev::GbnReply {
-                        flow: pk.flow,
-                        code,
-                    },
-                );
-            }
-            if pk.flags & FLAG_CE != 0 {
-                self.np_marked(pk.flow, t);
-            }
+        let g = self.flows[fi].gbn as usize;
+        let n = self.gbn.snd[g].n;
+        let v = self.gbn.rcv[g].on_frame(&self.gbn.p, pk.fb as u32, n, t);
+        let f = &mut self.flows[fi];
+        if v.accepted {
+            f.rx_frames += 1;
+            f.rx_bytes += pk.size as u64;
+            f.delay_sum += units::u64_f64(t - pk.born);
         }
-        self.live_data -= 1;
-        self.free.push(pkt);
+        if v.complete && f.finish.is_none() {
+            f.finish = Some(t);
+        }
+        let code = match v.reply {
+            Reply::None => return,
+            Reply::Ack(a) => a,
+            Reply::Nack(a) => a | NACK_BIT,
+        };
+        self.q.push(
+            t,
+            Ev::GbnReply {
+                flow: pk.flow,
+                code,
+            },
+        );
     }
 
     /// The receiver of `flow` sends an ACK or a NACK (`code`) towards the source.
@@ -190,6 +180,10 @@ impl<'a> Sim<'a> {
     fn gbn_go_back(&mut self, fi: usize, seq: u32) {
         let now = self.now;
         let g = self.flows[fi].gbn as usize;
+        if seq as u64 >= self.flows[fi].gen_k {
+            // every frame made so far arrived: nothing to withdraw or resend
+            return;
+        }
         // the rate-limiter queue
         let mut withdrawn = 0u64;
         while let Some(p) = self.flows[fi].rl_q.pop_front() {
@@ -239,8 +233,8 @@ impl<'a> Sim<'a> {
         let frame = f.frame as u64;
         f.gen_k = seq as u64;
         f.gen_bytes = seq as u64 * frame;
-        f.cbr_t0 = now;
-        f.cbr_k0 = seq as u64;
+        // frame `seq` was due at or before now (it was made), so this does not underflow
+        f.cbr_t0 = now - round_ps(units::u64_f64(seq as u64) * f.cbr_gap_ps);
         f.gen_lazy = false;
         f.next_gen = if now < f.stop { now } else { NEVER };
         if f.next_gen != NEVER {
