@@ -29,9 +29,13 @@
 //! a frame goes on the wire:   wire <- max(wire, s + 1); timer not running: start it
 //! ACK(a), a > una:            una <- a; una == n or una >= wire: stop the timer;
 //!                             otherwise restart it (progress)
-//! NACK(a), a >= una:          una <- a; go back to a (resend from a); restart the timer
-//! timer expires, una < wire:  go back to una; restart the timer
+//! NACK(a), a >= una:          una <- a; go back to a: wire <- a, stop the timer
+//! timer expires, una < wire:  go back to una: wire <- una, timer stopped
 //! ```
+//!
+//! (After going back, the frames from `a` on are sent again; the timer starts again when the
+//! first of them reaches the wire, so time they spend queued behind other traffic in the source
+//! NIC does not count.)
 //!
 //! "Go back to a" makes the source produce frame `a` next and every frame after it again;
 //! frames of the flow not yet on the wire are withdrawn (sim/transport.rs). ACKs and NACKs
@@ -230,32 +234,34 @@ impl Sender {
         }
     }
 
-    pub fn on_nack(&mut self, p: &GbnParams, a: u32, now: SimTime) -> SndOut {
+    pub fn on_nack(&mut self, a: u32) -> SndOut {
         self.nacks_rx += 1;
         if a < self.una || a >= self.n {
             return SndOut::KEEP;
         }
         self.una = a;
-        // frames from `a` on will go on the wire again: the timer measures from now
-        self.timer_on = true;
+        self.go_back(a)
+    }
+
+    /// Go back to `a`: nothing from `a` on counts as on the wire any more; the timer waits for
+    /// the first frame sent again.
+    fn go_back(&mut self, a: u32) -> SndOut {
+        self.wire = a;
+        self.timer_on = false;
         SndOut {
-            timer: TimerCmd::Arm(now.saturating_add(p.rto)),
+            timer: TimerCmd::Cancel,
             rewind: Some(a),
         }
     }
 
     /// The retransmission timer expired.
-    pub fn on_timeout(&mut self, p: &GbnParams, now: SimTime) -> SndOut {
+    pub fn on_timeout(&mut self) -> SndOut {
         self.timer_on = false;
         if self.done() || self.una >= self.wire {
             return SndOut::KEEP;
         }
         self.timeouts += 1;
-        self.timer_on = true;
-        SndOut {
-            timer: TimerCmd::Arm(now.saturating_add(p.rto)),
-            rewind: Some(self.una),
-        }
+        self.go_back(self.una)
     }
 }
 
@@ -402,25 +408,23 @@ mod tests {
         // everything on the wire acknowledged: stop; the next frame on the wire starts it
         assert_eq!(s.on_ack(&p, 2, t(7)).timer, TimerCmd::Cancel);
         assert_eq!(s.on_wire(&p, 2, t(8)), TimerCmd::Arm(t(108)));
-        // a NACK goes back and restarts the timer; an older NACK is ignored
-        assert_eq!(
-            s.on_nack(&p, 2, t(9)),
-            SndOut {
-                timer: TimerCmd::Arm(t(109)),
-                rewind: Some(2)
-            }
-        );
-        assert_eq!(s.on_nack(&p, 1, t(10)), SndOut::KEEP);
+        // a NACK goes back and stops the timer until a frame is sent again; an older NACK is
+        // ignored
+        let back = SndOut {
+            timer: TimerCmd::Cancel,
+            rewind: Some(2),
+        };
+        assert_eq!(s.on_nack(2), back);
+        assert_eq!(s.wire, 2);
+        assert_eq!(s.on_nack(1), SndOut::KEEP);
         assert_eq!(s.nacks_rx, 2);
+        // nothing on the wire: an expiry does nothing; the resent frame starts the timer
+        assert_eq!(s.on_timeout(), SndOut::KEEP);
+        assert_eq!(s.on_wire(&p, 2, t(12)), TimerCmd::Arm(t(112)));
         // the timer expires with frame 2 unacknowledged: go back to it
-        assert_eq!(
-            s.on_timeout(&p, t(109)),
-            SndOut {
-                timer: TimerCmd::Arm(t(209)),
-                rewind: Some(2)
-            }
-        );
+        assert_eq!(s.on_timeout(), back);
         assert_eq!(s.timeouts, 1);
+        s.on_wire(&p, 2, t(113));
         // made again: retransmissions counted
         assert!(!s.on_made(0, 1500) && !s.on_made(1, 1500) && !s.on_made(2, 1500));
         assert!(s.on_made(2, 1500));
@@ -429,11 +433,11 @@ mod tests {
         s.on_wire(&p, 3, t(120));
         assert_eq!(s.on_ack(&p, 4, t(130)).timer, TimerCmd::Cancel);
         assert!(s.done());
-        assert_eq!(s.on_timeout(&p, t(209)), SndOut::KEEP);
+        assert_eq!(s.on_timeout(), SndOut::KEEP);
         assert_eq!(s.timeouts, 1);
         // a NACK beyond the message is ignored
         let mut s = Sender::new(2);
         s.on_wire(&p, 0, 0);
-        assert_eq!(s.on_nack(&p, 2, t(1)), SndOut::KEEP);
+        assert_eq!(s.on_nack(2), SndOut::KEEP);
     }
 }

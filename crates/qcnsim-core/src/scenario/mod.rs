@@ -121,6 +121,15 @@ pub struct ScheduleSpec {
     pub rate_bps: f64,
 }
 
+/// A link fails (`up = false`) or recovers at `at` (`[[schedule]]` with `link` and `state`;
+/// docs/models/topology.md, "Link failures").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkEvent {
+    pub at: SimTime,
+    pub link: usize,
+    pub up: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Traffic {
     /// Constant bit rate: one frame every `frame*8/rate`.
@@ -163,6 +172,8 @@ pub struct FlowSpec {
     pub spray: bool,
     /// Open loop (`udp`) or go-back-N (`gbn`, finite unicast flows; docs/models/transport.md).
     pub transport: transport::Transport,
+    /// The path was written in the scenario (`flows.*.path`).
+    pub explicit_path: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -295,6 +306,8 @@ pub struct Scenario {
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
     pub schedule: Vec<ScheduleSpec>,
+    /// Link failures and recoveries, in time order (empty: every link up all the run).
+    pub link_events: Vec<LinkEvent>,
     pub flows: Vec<FlowSpec>,
     pub groups: Vec<multicast::GroupSpec>,
     pub cc: CcMode,
@@ -367,6 +380,17 @@ impl Scenario {
         } else {
             (l.b, l.a)
         }
+    }
+
+    /// The ECMP hash seed of switch `node`: derived from the run's seed and the node, or the
+    /// same for every switch (`routing.hash_seed = "same"`).
+    pub fn switch_seed(&self, node: usize) -> u64 {
+        let k = if self.routing.same_seed {
+            u64::MAX
+        } else {
+            node as u64
+        };
+        routes::mix64(self.seed ^ routes::mix64(k))
     }
 
     pub fn n_ports(&self) -> usize {
@@ -769,6 +793,7 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
         nodes,
         links,
         schedule: Vec::new(),
+        link_events: Vec::new(),
         flows: Vec::new(),
         groups: Vec::new(),
         cc: CcMode::None,
@@ -837,6 +862,12 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
     // [[schedule]]
     let mut sched_json = Vec::new();
     for mut t in r.tables("schedule")? {
+        if t.has("link") {
+            let ev = read_link_event(&sc, &mut t)?;
+            sc.link_events.push(ev);
+            sched_json.push(Json::Object(t.finish()?));
+            continue;
+        }
         let port_name = t.req_str("port")?;
         let port = port_ref(&sc, &t, "port", &port_name)?;
         let at = t.req_time("at")?;
@@ -901,14 +932,6 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
         same_seed: params::read_choice(&mut rt, params::spec("routing", "hash_seed"))? == "same",
     };
     resolved.insert("routing".into(), Json::Object(rt.finish()?));
-    let switch_seed = |node: usize| {
-        let k = if sc.routing.same_seed {
-            u64::MAX
-        } else {
-            node as u64
-        };
-        routes::mix64(seed ^ routes::mix64(k))
-    };
 
     // [[flows]]
     let mut flow_json = Vec::new();
@@ -998,7 +1021,9 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
             Some(hops) => explicit_path(&sc, &t, &hops, src, dst)?,
             None if sc.routing.mode == RoutingMode::Ecmp => sc
                 .routes
-                .ecmp_path(&sc, src, dst, routes::flow_key(src, dst, i), &switch_seed)
+                .ecmp_path(&sc, src, dst, routes::flow_key(src, dst, i), &|n| {
+                    sc.switch_seed(n)
+                })
                 .ok_or_else(|| unreachable_dst(&sc, &t, src, dst))?,
             None => sc.routes.path(&sc, src, dst).ok_or_else(|| {
                 t.err(
@@ -1042,6 +1067,7 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
             tree_parent,
             priority,
             transport,
+            explicit_path: explicit,
         });
         transport::check_flow(&t, &sc.flows[sc.flows.len() - 1])?;
         flow_json.push(Json::Object(t.finish()?));
@@ -1149,6 +1175,9 @@ fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
                 "\"shortest\" or \"ecmp\" with cc.feedback_route = \"reverse\" (a sprayed flow has no single path to reverse)",
             ));
         }
+    }
+    if !sc.link_events.is_empty() {
+        check_link_events(&sc)?;
     }
     if sc.cc == CcMode::Qcn {
         check_qeq(&sc)?;
@@ -1329,6 +1358,126 @@ fn capacity(t: &mut TableReader, key: &'static str, default: Capacity) -> Res<Ca
         }
         Some(s) => Capacity::parse(&s).map_err(|e| t.err(key, format!("{s:?}"), e)),
     }
+}
+
+/// A `[[schedule]]` entry with `link = "A-B"` (or `"A-B#k"`, the k-th parallel link between A
+/// and B, k >= 1, as the topology generators name them) and `state = "down" | "up"`.
+fn read_link_event(sc: &Scenario, t: &mut TableReader) -> Res<LinkEvent> {
+    let name = t.req_str("link")?;
+    let (pair, k) = match name.rsplit_once('#') {
+        Some((p, k)) => match k.parse::<usize>() {
+            Ok(k) if k >= 1 => (p, k),
+            _ => (name.as_str(), usize::MAX),
+        },
+        None => (name.as_str(), 0),
+    };
+    // every split at a '-' whose two sides are node names
+    let link = pair
+        .match_indices('-')
+        .filter_map(|(i, _)| {
+            let (a, b) = (
+                sc.node_index.get(&pair[..i])?,
+                sc.node_index.get(&pair[i + 1..])?,
+            );
+            sc.links
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| (l.a == *a && l.b == *b) || (l.a == *b && l.b == *a))
+                .nth(k)
+                .map(|(li, _)| li)
+        })
+        .next()
+        .ok_or_else(|| {
+            t.err(
+                "link",
+                format!("{name:?}"),
+                "a link named by its two nodes, \"A-B\" (\"A-B#k\": the k-th parallel link)",
+            )
+        })?;
+    // a change after the end of the run never happens (so a shortened run, e.g. `reproduce
+    // --quick`, keeps its scenario's failures)
+    let at = t.req_time("at")?;
+    let up = match t.req_str("state")?.as_str() {
+        "down" => false,
+        "up" => true,
+        s => return Err(t.err("state", format!("{s:?}"), "\"down\" or \"up\"")),
+    };
+    let prev = sc.link_events.iter().rev().find(|e| e.link == link);
+    if let Some(p) = prev.filter(|p| at < p.at) {
+        return Err(t.err(
+            "at",
+            format!("{:?}", units::fmt_time(at)),
+            format!(
+                "a time not before the link's previous change (at {}): a link's entries are in time order",
+                units::fmt_time(p.at)
+            ),
+        ));
+    }
+    if prev.is_none_or(|p| p.up) == up {
+        return Err(t.err(
+            "state",
+            format!("{:?}", if up { "up" } else { "down" }),
+            format!(
+                "the other state: the link is already {} then",
+                if up { "up" } else { "down" }
+            ),
+        ));
+    }
+    Ok(LinkEvent { at, link, up })
+}
+
+/// Link failures route every unicast data frame hop by hop on the routes of the moment
+/// (docs/models/topology.md, "Link failures"): refuse what needs a fixed path.
+fn check_link_events(sc: &Scenario) -> Res<()> {
+    let with = "with link failures in [[schedule]] (frames are routed hop by hop on the routes of the moment, not on a fixed path)";
+    if sc.fc.mode != flow_control::FcMode::None {
+        return Err(ScenarioError::new(
+            "flow_control.mode",
+            format!("{:?}", sc.fc.mode),
+            format!("\"none\" {with}: PAUSE/PFC account frames by the port they arrived on, known from a fixed path"),
+        ));
+    }
+    if sc.buffer.is_on() {
+        return Err(ScenarioError::new(
+            "shared_buffer",
+            "given",
+            format!(
+                "no shared buffer {with}: its memory charges frames to the port they arrived on"
+            ),
+        ));
+    }
+    if sc.feedback_reverse {
+        return Err(ScenarioError::new(
+            "cc.feedback_route",
+            "\"reverse\"",
+            format!("\"shortest\" {with}"),
+        ));
+    }
+    if !sc.groups.is_empty() {
+        return Err(ScenarioError::new(
+            "groups",
+            format!("{} groups", sc.groups.len()),
+            format!("no multicast groups {with} (their trees are fixed)"),
+        ));
+    }
+    if let Some(f) = sc.flows.iter().find(|f| f.explicit_path) {
+        return Err(ScenarioError::new(
+            format!(
+                "flows.{}.path",
+                sc.flows.iter().position(|g| g.name == f.name).unwrap_or(0)
+            ),
+            "given",
+            format!("no explicit path {with}: use routing.mode"),
+        ));
+    }
+    if sc.n_ports() >= u16::MAX as usize {
+        return Err(ScenarioError::new(
+            "links",
+            format!("{} links", sc.links.len()),
+            format!("fewer than {} links {with}", u16::MAX / 2),
+        ));
+    }
+    Ok(())
 }
 
 fn port_ref(sc: &Scenario, t: &TableReader, key: &str, name: &str) -> Res<PortIx> {

@@ -46,8 +46,16 @@ impl std::fmt::Debug for Routes {
 
 impl Routes {
     pub fn compute(nodes: &[NodeSpec], links: &[LinkSpec]) -> Routes {
+        Routes::compute_without(nodes, links, &[])
+    }
+
+    /// The tables with the links marked in `down` (indexed by link; shorter = the rest up)
+    /// left out: nothing is routed over them, and a host whose link is down is unreachable.
+    /// Port indices stay those of the full topology.
+    pub fn compute_without(nodes: &[NodeSpec], links: &[LinkSpec], down: &[bool]) -> Routes {
         let n = nodes.len();
         let np = links.len() * 2;
+        let is_down = |p: usize| down.get(p / 2).copied().unwrap_or(false);
         let ends = |p: usize| {
             let l = &links[p / 2];
             if p % 2 == 0 {
@@ -72,6 +80,9 @@ impl Routes {
         for (p, pe) in peer.iter_mut().enumerate() {
             let (from, to) = ends(p);
             *pe = to as u32;
+            if is_down(p) {
+                continue;
+            }
             if nic[from] == NONE {
                 nic[from] = p as u32;
             }
@@ -83,8 +94,8 @@ impl Routes {
                 count[i + 1] += count[i];
             }
             let mut fill = count.clone();
-            let mut list = vec![0u32; np];
-            for p in 0..np {
+            let mut list = vec![0u32; count[n] as usize];
+            for p in (0..np).filter(|&p| !is_down(p)) {
                 let k = key(p);
                 list[fill[k] as usize] = p as u32;
                 fill[k] += 1;

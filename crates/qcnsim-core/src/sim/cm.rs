@@ -202,6 +202,10 @@ impl<'a> Sim<'a> {
     /// the shortest path, or (`cc.feedback_route = "reverse"`) the reverse of the flow's path.
     #[inline]
     pub(super) fn feedback_next(&self, at: usize, flow: u32) -> Option<usize> {
+        if let Some(ls) = &self.links {
+            // link failures: the routes of the moment
+            return ls.routes.next(at, self.flows[flow as usize].src as usize);
+        }
         if self.rev_route.is_empty() {
             return self
                 .sc

@@ -283,10 +283,14 @@ impl<'a> Sim<'a> {
                 self.mc_forward(pkt);
                 return;
             }
+            let f = &self.flows[pk.flow as usize];
+            if f.route == links::ROUTE_LOOKUP {
+                return self.route_lookup(pkt, pk);
+            }
             let hop = pk.hop + 1;
             self.pkts[pkt as usize].hop = hop;
             let f = &self.flows[pk.flow as usize];
-            let port = if f.spray {
+            let port = if f.route == links::ROUTE_SPRAY {
                 self.spray_port(pk.at as usize, f.dst as usize)
             } else {
                 f.path[hop as usize] as usize
@@ -296,6 +300,20 @@ impl<'a> Sim<'a> {
             match self.feedback_next(pk.at as usize, pk.flow) {
                 Some(port) => self.enqueue_ctrl(port, pkt),
                 None => self.release(pkt),
+            }
+        }
+    }
+
+    /// A data frame of unicast flow `f` is received at `t` (a finite flow completes when all its
+    /// bytes have arrived).
+    #[inline(always)]
+    pub(super) fn count_rx(f: &mut Flow, pk: &Pkt, t: SimTime) {
+        f.rx_frames += 1;
+        f.rx_bytes += pk.size as u64;
+        f.delay_sum += units::u64_f64(t - pk.born);
+        if let Some(total) = f.size {
+            if f.rx_bytes >= total && f.finish.is_none() {
+                f.finish = Some(t);
             }
         }
     }
@@ -316,6 +334,11 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn enqueue_ctrl(&mut self, pi: usize, pkt: u32) {
+        if self.ports[pi].from_switch && self.links.as_ref().is_some_and(|l| l.down[pi / 2]) {
+            // a switch drops what it would send on a failed link (a host's NIC holds it)
+            self.release(pkt);
+            return;
+        }
         self.ports[pi].ctrl.push_back(pkt);
         self.kick(pi);
     }
@@ -334,6 +357,11 @@ impl<'a> Sim<'a> {
         if t > self.end {
             f.late_frames += 1;
         } else if f.rx_special {
+            if f.route == links::ROUTE_LOOKUP {
+                // its last link may still fail under it: decided at the arrival (sim/links.rs)
+                self.q.push(t, Ev::Arrive { pkt });
+                return;
+            }
             // a go-back-N receiver decides what counts as received (sim/transport.rs)
             if f.gbn != NONE {
                 self.gbn_receive(pk, t);
@@ -344,14 +372,7 @@ impl<'a> Sim<'a> {
                 self.mc_delivered(pk.flow as usize, pk.hop, pk.size, t);
             }
         } else {
-            f.rx_frames += 1;
-            f.rx_bytes += pk.size as u64;
-            f.delay_sum += units::u64_f64(t - pk.born);
-            if let Some(total) = f.size {
-                if f.rx_bytes >= total && f.finish.is_none() {
-                    f.finish = Some(t);
-                }
-            }
+            Self::count_rx(f, &pk, t);
         }
         // DCQCN: a CE-marked frame that arrives within the run reaches its notification point
         if pk.flags & FLAG_CE != 0 && t <= self.end {

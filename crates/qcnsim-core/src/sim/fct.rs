@@ -102,7 +102,7 @@ fn ideal_hops(sc: &Scenario, f: &FlowSpec) -> Vec<IdealHop> {
 }
 
 /// Summary rows: (metric, value, unit, detail).
-type Rows = Vec<(String, f64, String, String)>;
+pub(super) type Rows = Vec<(String, f64, String, String)>;
 
 /// Percentile `q` (0..100) of sorted values, nearest rank.
 fn percentile(sorted: &[f64], q: f64) -> f64 {

@@ -35,6 +35,7 @@ mod dcqcn;
 mod deadlock;
 mod fabric;
 mod fct;
+mod links;
 mod multicast;
 mod nicfb;
 mod output;
@@ -131,6 +132,15 @@ enum Ev {
     GbnRto {
         flow: u32,
         gen: u32,
+    },
+    /// A link fails (`up` = 0) or recovers (sim/links.rs).
+    LinkChange {
+        link: u32,
+        up: u32,
+    },
+    /// A data frame of a hop-by-hop routed flow reaches its destination host (sim/links.rs).
+    Arrive {
+        pkt: u32,
     },
 }
 
@@ -330,8 +340,10 @@ struct Flow {
     class: u8,
     /// The source NIC is paused for this flow's class: its rate limiter sends nothing.
     gated: bool,
-    /// Per-packet spraying: the port at each switch is drawn per frame (`path` unused there).
-    spray: bool,
+    /// How data frames are routed at switches: the fixed `path` ([`links::ROUTE_PATH`]),
+    /// spraying ([`links::ROUTE_SPRAY`]: a port drawn per frame) or hop by hop on the routes of
+    /// the moment ([`links::ROUTE_LOOKUP`], with link failures).
+    route: u8,
 }
 
 #[derive(Clone, Copy)]
@@ -479,7 +491,9 @@ pub struct Sim<'a> {
     buf: buffer::Buffers,
     /// Go-back-N senders and receivers (sim/transport.rs); empty without gbn flows.
     gbn: transport::GbnState,
-    /// Flow control or a shared memory is on: egress ports take the slow path
+    /// Link failures: which links are down and the routes of the moment (sim/links.rs).
+    links: Option<links::LinkState>,
+    /// Flow control, a shared memory or link failures: egress ports take the slow path
     /// (`slow_start_next`, no idle-port shortcut).
     slow: bool,
 }
@@ -707,7 +721,8 @@ impl<'a> Sim<'a> {
                 cbr_gap_ps: f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps,
                 cbr_t0: f.start,
                 gbn: gbn_ix[i],
-                rx_special: gbn_ix[i] != NONE,
+                // go-back-N receives; hop-by-hop routing defers the arrival (sim/links.rs)
+                rx_special: gbn_ix[i] != NONE || !sc.link_events.is_empty(),
                 gen_frames: 0,
                 sent_frames: 0,
                 sent_bytes: 0,
@@ -726,7 +741,13 @@ impl<'a> Sim<'a> {
                 bcn_rx: [0; 3],
                 class: sc.fc.class_of(f.priority) as u8,
                 gated: false,
-                spray: f.spray,
+                route: if !sc.link_events.is_empty() && f.group.is_none() {
+                    links::ROUTE_LOOKUP
+                } else if f.spray {
+                    links::ROUTE_SPRAY
+                } else {
+                    links::ROUTE_PATH
+                },
             });
         }
 
@@ -755,13 +776,14 @@ impl<'a> Sim<'a> {
             mcast: Vec::new(),
             mc_win: Default::default(),
             tr: transient::Transient::new(sc),
-            slow: fc.on || sc.buffer.is_on(),
+            slow: fc.on || sc.buffer.is_on() || !sc.link_events.is_empty(),
             fc,
             dc: dcqcn::DcqcnState::new(sc),
             spray_rng: Rng::stream(seed, StreamId::new(kinds::SPRAY, 0, 0)),
             spray_cand: Vec::with_capacity(64),
             buf: buffer::Buffers::build(sc),
             gbn,
+            links: links::LinkState::build(sc),
         };
         for (i, f) in sc.flows.iter().enumerate() {
             if f.group.is_some() {
@@ -797,6 +819,15 @@ impl<'a> Sim<'a> {
         }
         for (i, s) in sc.schedule.iter().enumerate() {
             sim.q.push(s.at, Ev::PortRate { entry: i as u32 });
+        }
+        for e in &sc.link_events {
+            sim.q.push(
+                e.at,
+                Ev::LinkChange {
+                    link: e.link as u32,
+                    up: e.up as u32,
+                },
+            );
         }
         if sim.fc.guard.is_on() {
             sim.q.push(sim.fc.guard.period, Ev::FcCheck);
@@ -936,6 +967,8 @@ impl<'a> Sim<'a> {
             Ev::Cnp { flow } => self.send_cnp(flow),
             Ev::GbnReply { flow, code } => self.gbn_send_reply(flow, code),
             Ev::GbnRto { flow, gen } => self.on_gbn_rto(flow, gen),
+            Ev::LinkChange { link, up } => self.on_link_change(link, up != 0),
+            Ev::Arrive { pkt } => self.on_arrive(pkt),
         }
     }
 

@@ -50,6 +50,7 @@ impl<'a> Sim<'a> {
             .unzip();
         let ba_available = self.ba_available_s();
         let fct = self.fct_table();
+        let link_out = self.link_outputs();
         let mut rec = self.rec;
         let mut tables = Vec::new();
 
@@ -460,6 +461,10 @@ impl<'a> Sim<'a> {
         if let Some((fct, rows)) = fct {
             crate::summary::append_rows(&mut summary, rows);
             tables.push(fct);
+        }
+        if let Some((t, rows)) = link_out {
+            crate::summary::append_rows(&mut summary, rows);
+            tables.push(t);
         }
         crate::summary::append_rows(&mut summary, self.buf.summary_rows(sc));
         crate::summary::append_rows(&mut summary, self.fc.guard.rows(sc));

@@ -149,7 +149,7 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let a = pk.fb as u32;
         let out = if pk.kind == KIND_NACK {
-            self.gbn.snd[g].on_nack(&self.gbn.p, a, now)
+            self.gbn.snd[g].on_nack(a)
         } else {
             self.gbn.snd[g].on_ack(&self.gbn.p, a, now)
         };
@@ -161,7 +161,7 @@ impl<'a> Sim<'a> {
         let g = self.flows[flow as usize].gbn as usize;
         match self.gbn.rto[g].popped(self.now, gen) {
             Popped::Fire => {
-                let out = self.gbn.snd[g].on_timeout(&self.gbn.p, self.now);
+                let out = self.gbn.snd[g].on_timeout();
                 self.gbn_apply(flow, out);
             }
             Popped::Requeue(t) => self.q.push(t, Ev::GbnRto { flow, gen }),
