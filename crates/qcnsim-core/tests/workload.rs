@@ -127,6 +127,9 @@ fn bad_workloads() {
         ("kind = \"incast\"\ndst = \"h0\"\nsenders = 2\nsize = \"2000000GB\"", "workloads.0.size", "1 PB"),
         ("kind = \"incast\"\ndst = \"h0\"\nsize = \"1KB\"\nsenders = 2\nat = [\"1s\"]", "workloads.0.at.0", "1s"),
         ("sizes = \"websearch\"\nspeed = 3", "workloads.0.speed", "unknown"),
+        ("sizes = \"websearch\"\nload_on = \"core*\"", "workloads.0.load_on", "leaf*-spine*"),
+        ("sizes = \"websearch\"\nload = 0.9\nload_on = \"leaf*-spine*\"\npattern = \"permutation\"\nhosts = [\"h0\", \"h1\"]", "workloads.0.load_on", "cross"),
+        ("sizes = \"websearch\"\nload = 0.9\nload_on = \"leaf*-spine*\"", "workloads.0.load", "at most"),
     ];
     for (body, path, shows) in cases {
         let text = format!("{FABRIC}\n[[workloads]]\n{body}\n");
@@ -179,4 +182,45 @@ fn unfinished_flows_are_reported_never_negative() {
     }
     let unfinished = common::summary_value(&out, "flows_unfinished", "all sizes").unwrap();
     assert_eq!(unfinished, fin.iter().filter(|&&b| !b).count() as f64);
+}
+
+/// `load_on`: the arrival rates are scaled so that a class of links carries the target load.
+#[test]
+fn load_on_a_link_class() {
+    // 4 leaves x 2 spines, 4 hosts per leaf, 10 Gb/s everywhere (2:1 oversubscribed): with
+    // all-to-all traffic 12 of every host's 15 destinations are behind another leaf, so the
+    // uplinks (both directions, 8 links x 2 x 10 Gb/s) carry 2 x 16 x 10 x 12/15 Gb/s = 1.6 x
+    // the host load: 50 % on them is a host load of 0.3125
+    let fabric = |mode: &str, extra: &str| {
+        format!(
+            "[meta]\nduration = \"20ms\"\n[topology]\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\n\
+             host_rate = \"10Gbps\"\nspine_rate = \"10Gbps\"\n[routing]\nmode = \"{mode}\"\n\
+             [[workloads]]\ncdf = [[50000, 0.0], [50000, 1.0]]\nload = 0.5\nstop = \"15ms\"\n{extra}"
+        )
+    };
+    let host_load = |sc: &Scenario| sc.resolved["workloads"][0]["host_load"].as_f64();
+    for mode in ["shortest", "ecmp", "spray"] {
+        let sc = load(&fabric(mode, "load_on = \"leaf*-spine*\"\n"));
+        let u = host_load(&sc).expect("host_load in the resolved scenario");
+        assert!((u - 0.3125).abs() < 1e-12, "{mode}: {u}");
+        // the host links themselves: load_on = their class gives the load as written
+        let sc = load(&fabric(mode, "load_on = \"h*-leaf*\"\n"));
+        assert!((host_load(&sc).unwrap() - 0.5).abs() < 1e-12, "{mode}");
+    }
+    // without load_on nothing changes (no host_load key)
+    assert_eq!(host_load(&load(&fabric("ecmp", ""))), None);
+    // run it: the uplinks carry about half their capacity over the arrival window
+    let out = common::run(&fabric("ecmp", "load_on = \"leaf*-spine*\"\n"), &[], None);
+    let ports = common::table(&out, "ports");
+    let names = common::strs(ports, "port");
+    let tx = common::i64s(ports, "tx_bytes");
+    let up: i64 = (0..names.len())
+        .filter(|&i| names[i].contains("spine"))
+        .map(|i| tx[i])
+        .sum();
+    let carried = up as f64 * 8.0 / (16.0 * 10e9 * 0.015);
+    assert!(
+        (carried - 0.5).abs() < 0.05,
+        "uplinks carried {carried} of their capacity"
+    );
 }

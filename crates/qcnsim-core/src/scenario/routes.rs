@@ -253,6 +253,18 @@ impl Routes {
         }
     }
 
+    /// Hops from switch `node` to the switch host `dst` hangs off (0 at that switch); `None`
+    /// for a host or when unreachable.
+    pub fn hops_to(&self, node: usize, dst: usize) -> Option<u16> {
+        let ui = self.sw_ix[node];
+        let (s, _) = self.attach(dst)?;
+        if ui == NONE {
+            return None;
+        }
+        let d = self.dist[ui as usize * self.sw_node.len() + s];
+        (d != FAR).then_some(d)
+    }
+
     /// The ECMP path of a flow: at the source its NIC port, at each switch the candidate picked
     /// by `hash_pick(switch seed, flow key, candidates)`. `seeds` gives each switch's hash
     /// seed (indexed by node).

@@ -327,9 +327,43 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
             } else {
                 Vec::new()
             };
+            // `load_on`: the load of the host links (default), or of a class of links, reached by
+            // scaling every source's arrival rate by one factor
+            let host_load = match t.opt_str("load_on")?.as_deref() {
+                None | Some("hosts") => load,
+                Some(glob) => {
+                    let dest = |s: usize, d: usize| -> f64 {
+                        if s == d {
+                            return 0.0;
+                        }
+                        match pattern.as_str() {
+                            "many-to-one" => (Some(d) == target) as u8 as f64,
+                            "permutation" => {
+                                let i = members.iter().position(|&m| m == s);
+                                (i.map(|i| members[perm[i]]) == Some(d)) as u8 as f64
+                            }
+                            _ => members.contains(&d) as u8 as f64 / (members.len() - 1) as f64,
+                        }
+                    };
+                    let share = class_load(root, glob, &senders, &hosts, &dest)
+                        .map_err(|e| t.err("load_on", format!("{glob:?}"), e))?;
+                    let u = load / share;
+                    if u > 1.0 {
+                        return Err(t.err(
+                            "load",
+                            load.to_string(),
+                            format!(
+                                "at most {share:.4}: links {glob:?} at this load need the senders' host links above 100 %"
+                            ),
+                        ));
+                    }
+                    t.put("host_load", Json::from(u));
+                    u
+                }
+            };
             for (k, &s) in senders.iter().enumerate() {
                 let link = hosts[s].1;
-                let lambda = load * link / (8.0 * mean); // flows per second
+                let lambda = host_load * link / (8.0 * mean); // flows per second
                 let mean_gap_ps = units::SEC as f64 / lambda;
                 let mut tt = start as f64;
                 loop {
@@ -518,6 +552,186 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
     out.remove("workloads");
     out.insert("flows".into(), Value::Array(out_flows));
     Ok(Some((out, Json::Array(resolved))))
+}
+
+/// `*` matches any run of characters.
+fn glob_match(pat: &str, s: &str) -> bool {
+    match pat.split_once('*') {
+        None => pat == s,
+        Some((head, rest)) => {
+            let Some(tail) = s.strip_prefix(head) else {
+                return false;
+            };
+            (0..=tail.len())
+                .filter(|&i| tail.is_char_boundary(i))
+                .any(|i| glob_match(rest, &tail[i..]))
+        }
+    }
+}
+
+/// The offered load of the links whose name (`A-B`, either order) matches `glob`, when every
+/// sender offers its whole NIC link rate (host load 1) with destination probabilities
+/// `dest(src, dst)`: the expected bits per second over them (both directions) divided by their
+/// capacity (both directions). Traffic follows the scenario's routing: the shortest path, or
+/// an equal split over the equal-cost ports at every switch (ECMP and spraying, in
+/// expectation over flows).
+fn class_load(
+    root: &Table,
+    glob: &str,
+    senders: &[usize],
+    hosts: &[(String, f64)],
+    dest: &dyn Fn(usize, usize) -> f64,
+) -> Result<f64, String> {
+    use super::{Capacity, LinkSpec, NodeKind, NodeSpec};
+    let node = |name: String, kind| NodeSpec {
+        name,
+        kind,
+        latency: 0,
+        buffer: Capacity::Infinite,
+    };
+    let mut nodes: Vec<NodeSpec> = hosts
+        .iter()
+        .map(|(n, _)| node(n.clone(), NodeKind::Host))
+        .collect();
+    for sw in root
+        .get("switches")
+        .and_then(|h| h.as_array())
+        .into_iter()
+        .flatten()
+    {
+        if let Some(n) = sw.get("name").and_then(|n| n.as_str()) {
+            nodes.push(node(n.to_string(), NodeKind::Switch));
+        }
+    }
+    let ix: std::collections::HashMap<String, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.name.clone(), i))
+        .collect();
+    let def = root
+        .get("defaults")
+        .and_then(|d| d.get("link_rate"))
+        .and_then(|r| r.as_str())
+        .and_then(|s| units::parse_rate(s).ok())
+        .unwrap_or(10e9);
+    let mut links = Vec::new();
+    let mut matched = Vec::new();
+    for l in root
+        .get("links")
+        .and_then(|l| l.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let ends: Vec<&str> = l
+            .get("between")
+            .and_then(|b| b.as_array())
+            .map(|b| b.iter().filter_map(|e| e.as_str()).collect())
+            .unwrap_or_default();
+        let (Some(&a), Some(&b)) = (
+            ends.first().and_then(|n| ix.get(*n)),
+            ends.get(1).and_then(|n| ix.get(*n)),
+        ) else {
+            continue; // the scenario's reader reports it
+        };
+        let rate = l
+            .get("rate")
+            .and_then(|r| r.as_str())
+            .and_then(|s| units::parse_rate(s).ok())
+            .unwrap_or(def);
+        matched.push(
+            glob_match(glob, &format!("{}-{}", ends[0], ends[1]))
+                || glob_match(glob, &format!("{}-{}", ends[1], ends[0])),
+        );
+        links.push(LinkSpec {
+            a,
+            b,
+            rate_bps: rate,
+            delay: 0,
+            extra_delay: 0,
+            buffer: None,
+            preamble_bytes: 0,
+            ifg_bytes: 0,
+            dup: 0,
+        });
+    }
+    if !matched.iter().any(|&m| m) {
+        return Err("a pattern matching the name of at least one link, \"A-B\" (\"*\" matches any text, e.g. \"leaf*-spine*\")".into());
+    }
+    let routes = super::routes::Routes::compute(&nodes, &links);
+    let shortest = root
+        .get("routing")
+        .and_then(|r| r.get("mode"))
+        .and_then(|m| m.as_str())
+        .is_none_or(|m| m == "shortest");
+    let peer = |p: usize| {
+        if p % 2 == 0 {
+            links[p / 2].b
+        } else {
+            links[p / 2].a
+        }
+    };
+    let mut bits = vec![0.0f64; links.len() * 2];
+    let mut demand = vec![0.0f64; nodes.len()];
+    let mut cand = Vec::new();
+    // switches with demand towards the current destination, farthest first
+    let mut order: std::collections::BinaryHeap<(u16, usize)> = Default::default();
+    for d in 0..hosts.len() {
+        for &s in senders {
+            let r = hosts[s].1 * dest(s, d);
+            if r <= 0.0 {
+                continue;
+            }
+            let Some(p) = routes.next(s, d) else {
+                continue;
+            };
+            bits[p] += r;
+            let w = peer(p);
+            if w != d {
+                if demand[w] == 0.0 {
+                    if let Some(h) = routes.hops_to(w, d) {
+                        order.push((h, w));
+                    }
+                }
+                demand[w] += r;
+            }
+        }
+        // demand only moves towards d (one hop closer each time), so a switch is taken once
+        // every switch farther away is done
+        while let Some((_, v)) = order.pop() {
+            let dv = std::mem::take(&mut demand[v]);
+            if shortest {
+                cand.clear();
+                cand.extend(routes.next(v, d).map(|p| p as u32));
+            } else {
+                routes.candidates(v, d, &mut cand);
+            }
+            let share = dv / cand.len().max(1) as f64;
+            for &p in &cand {
+                let p = p as usize;
+                bits[p] += share;
+                let w = peer(p);
+                if w != d {
+                    if demand[w] == 0.0 {
+                        if let Some(h) = routes.hops_to(w, d) {
+                            order.push((h, w));
+                        }
+                    }
+                    demand[w] += share;
+                }
+            }
+        }
+    }
+    let (mut load, mut cap) = (0.0, 0.0);
+    for (l, link) in links.iter().enumerate() {
+        if matched[l] {
+            load += bits[2 * l] + bits[2 * l + 1];
+            cap += 2.0 * link.rate_bps;
+        }
+    }
+    if load <= 0.0 {
+        return Err("links that this workload's flows cross".into());
+    }
+    Ok(load / cap)
 }
 
 fn cdf_points(v: &Value) -> Result<Vec<(f64, f64)>, String> {
