@@ -33,21 +33,29 @@
 //! calendar and pops again. A push goes to the wheel only when it is beyond the calendar's
 //! window (already the slow path).
 //!
-//! The bucket width and window were chosen by measurement on the reference benchmarks
-//! (docs/performance.md); any values give the same pop order.
+//! The initial bucket width and window were chosen by measurement on the reference benchmarks
+//! (docs/performance.md). A dense schedule (a large fabric: hundreds of events per simulated
+//! microsecond) puts dozens of events in one bucket, and pushes out of time order then walk long
+//! lists; [`EventQueue::adapt`], called by the simulator every 65,536 events, halves the width
+//! (rebuilding the calendar and the wheel) when the sorted inserts walk more than two nodes per
+//! push, and doubles it back when pushes fall beyond the window while the lists are short. Any
+//! width gives the same pop order.
 //!
 //! Cancellation is lazy: a model that re-arms a timer bumps a generation counter and the stale
 //! event is dropped when it pops (see `sim`). Searching the queue is never needed.
 
 use crate::units::SimTime;
 
-/// Bucket width: `2^SHIFT` ps (131 ns).
+/// Initial (and widest) bucket width: `2^SHIFT` ps (131 ns). [`EventQueue::adapt`] narrows it
+/// (down to `2^MIN_SHIFT` ps) when buckets hold many events, and widens it back.
 const SHIFT: u32 = 17;
+const MIN_SHIFT: u32 = 11;
 /// Number of buckets in the ring (a power of two): the window is `NB << SHIFT` ps (67 µs).
 const NB: usize = 512;
 const WORDS: usize = NB / 64;
-/// Wheel bucket width: `2^WSHIFT` ps (33.6 µs). The calendar's window is two wheel buckets, so
-/// a wheel bucket moved into the calendar one wheel bucket before its start fits in it.
+/// Wheel bucket width: `2^WSHIFT` ps (33.6 µs) at the initial calendar width; always 256
+/// calendar buckets. The calendar's window is two wheel buckets, so a wheel bucket moved into
+/// the calendar one wheel bucket before its start fits in it.
 const WSHIFT: u32 = SHIFT + 8;
 const _: () = assert!((NB as u64) << SHIFT == 2u64 << WSHIFT);
 /// Number of wheel buckets (a power of two): the wheel reaches `NW << WSHIFT` ps (17 ms).
@@ -64,11 +72,6 @@ struct Entry<E> {
 #[inline]
 fn key_time(key: u128) -> SimTime {
     (key >> 64) as SimTime
-}
-
-#[inline]
-fn bucket_of(t: SimTime) -> u64 {
-    t >> SHIFT
 }
 
 /// A calendar list node (its link is in [`EventQueue::links`]). Nodes that were never used
@@ -126,6 +129,13 @@ pub struct EventQueue<E: Copy + Default> {
     /// are empty).
     far_min: u128,
     seq: u64,
+    /// Bucket width `2^shift` ps (the wheel's is `2^(shift + 8)`).
+    shift: u32,
+    /// Since the last [`EventQueue::adapt`]: nodes stepped over by sorted inserts, pushes
+    /// beyond the calendar's window, and `seq` then.
+    walked: u64,
+    beyond: u64,
+    seq_mark: u64,
 }
 
 /// The middle tier (see the module doc).
@@ -139,6 +149,8 @@ struct Wheel<E> {
     base: u64,
     /// The earliest non-empty bucket (meaningful when `len > 0`).
     first: u64,
+    /// Bucket width `2^wshift` ps.
+    wshift: u32,
 }
 
 impl<E: Copy> Wheel<E> {
@@ -149,6 +161,7 @@ impl<E: Copy> Wheel<E> {
             len: 0,
             base: 0,
             first: 0,
+            wshift: SHIFT + 8,
         }
     }
 
@@ -159,7 +172,7 @@ impl<E: Copy> Wheel<E> {
         if self.len == 0 {
             u128::MAX
         } else {
-            ((self.first.saturating_sub(1) << WSHIFT) as u128) << 64
+            ((self.first.saturating_sub(1) << self.wshift) as u128) << 64
         }
     }
 
@@ -218,7 +231,94 @@ impl<E: Copy + Default> EventQueue<E> {
             wheel: Wheel::new(),
             far_min: u128::MAX,
             seq: 0,
+            shift: SHIFT,
+            walked: 0,
+            beyond: 0,
+            seq_mark: 0,
         }
+    }
+
+    #[inline(always)]
+    fn bucket_of(&self, t: SimTime) -> u64 {
+        t >> self.shift
+    }
+
+    /// The bucket width, ps.
+    pub fn bucket_width(&self) -> SimTime {
+        1 << self.shift
+    }
+
+    /// Fit the bucket width to the event population (call it now and then, e.g. every 65,536
+    /// events; `now` is the time of the last pop). Dense schedules (a large fabric: hundreds of
+    /// events per microsecond) put many events in one bucket, and a push out of time order walks
+    /// the bucket's list: when the sorted inserts since the last call stepped over more than two
+    /// nodes per push, the width halves. When more than a quarter of the pushes fell beyond the
+    /// window and the lists are short, it doubles back (up to the initial width, tuned on the
+    /// reference benchmarks). Either way the pop order stays `(time, seq)`.
+    #[cold]
+    #[inline(never)]
+    pub fn adapt(&mut self, now: SimTime) {
+        let pushes = self.seq - self.seq_mark;
+        if pushes < 4096 {
+            return;
+        }
+        let walk = self.walked as f64 / pushes as f64;
+        let beyond = self.beyond as f64 / pushes as f64;
+        self.walked = 0;
+        self.beyond = 0;
+        self.seq_mark = self.seq;
+        if walk > 2.0 && self.shift > MIN_SHIFT {
+            self.reshape(now, self.shift - 1);
+        } else if beyond > 0.25 && walk < 0.25 && self.shift < SHIFT {
+            self.reshape(now, self.shift + 1);
+        }
+    }
+
+    /// Rebuild the calendar and the wheel with bucket width `2^shift` ps; every event is at or
+    /// after `now`. (The heap keeps its events: the pop compares all structures.)
+    #[cold]
+    #[inline(never)]
+    pub fn reshape(&mut self, now: SimTime, shift: u32) {
+        let shift = shift.clamp(MIN_SHIFT, SHIFT);
+        let mut all: Vec<(SimTime, u64, E)> = Vec::with_capacity(self.near + self.wheel.len);
+        for i in 0..NB {
+            let mut c = self.links[i];
+            while c != NIL {
+                let n = self.nodes[c as usize & (CAP - 1)];
+                all.push((n.time, n.seq, n.ev));
+                c = self.links[next_of(c as usize)];
+            }
+        }
+        for slot in self.wheel.slots.iter_mut() {
+            for e in slot.drain(..) {
+                all.push((key_time(e.key), e.key as u64, e.ev));
+            }
+        }
+        // an empty calendar and wheel
+        for i in 0..NB {
+            self.links[i] = NIL;
+            self.tail[i] = i as u32;
+            self.tail_time[i] = 0;
+        }
+        for n in 0..CAP - 1 {
+            self.links[next_of(n)] = (n + 1) as u32;
+        }
+        self.links[next_of(CAP - 1)] = NIL;
+        self.free = 0;
+        self.bits = [0; WORDS];
+        self.near = 0;
+        self.wheel.bits = [0; WWORDS];
+        self.wheel.len = 0;
+        self.shift = shift;
+        self.wheel.wshift = shift + 8;
+        self.cur = self.bucket_of(now);
+        self.far_min = self.far.min_key();
+        for (t, seq, ev) in all {
+            self.push_seq(t, seq, ev);
+        }
+        self.far_min = self.far.min_key().min(self.wheel.trigger());
+        self.walked = 0;
+        self.beyond = 0;
     }
 
     #[inline]
@@ -254,7 +354,7 @@ impl<E: Copy + Default> EventQueue<E> {
         node.time = t;
         node.seq = seq;
         node.ev = ev;
-        let b = bucket_of(t);
+        let b = self.bucket_of(t);
         let next_free = self.links[next_of(n)];
         if b.wrapping_sub(self.cur) >= NB as u64 || next_free == NIL {
             self.push_far(n);
@@ -284,10 +384,13 @@ impl<E: Copy + Default> EventQueue<E> {
         let t = self.nodes[n].time;
         let mut prev = i;
         let mut c = self.links[i] as usize & (CAP - 1);
+        let mut steps = 0;
         while self.nodes[c].time <= t {
             prev = next_of(c);
             c = self.links[prev] as usize & (CAP - 1);
+            steps += 1;
         }
+        self.walked += steps;
         self.links[next_of(n)] = c as u32;
         self.links[prev] = n as u32;
     }
@@ -302,13 +405,14 @@ impl<E: Copy + Default> EventQueue<E> {
             key: node.key(),
             ev: node.ev,
         };
-        let b = bucket_of(node.time);
+        let b = self.bucket_of(node.time);
+        self.beyond += 1;
         let w = &mut self.wheel;
         if b >= self.cur.saturating_add(NB as u64) {
-            let wb = node.time >> WSHIFT;
+            let wb = node.time >> w.wshift;
             if w.len == 0 {
                 // an empty wheel may start anywhere up to the present
-                w.base = self.cur >> (WSHIFT - SHIFT);
+                w.base = self.cur >> (w.wshift - self.shift);
                 w.first = wb;
             }
             if wb >= w.base && wb - w.base < NW as u64 {
@@ -332,7 +436,7 @@ impl<E: Copy + Default> EventQueue<E> {
     fn refill(&mut self) {
         let w = &mut self.wheel;
         let wb = w.first;
-        let start = bucket_of(wb.saturating_sub(1) << WSHIFT);
+        let start = (wb.saturating_sub(1) << w.wshift) >> self.shift;
         self.cur = if self.near == 0 {
             start
         } else {
@@ -450,7 +554,7 @@ impl<E: Copy + Default> EventQueue<E> {
         self.links[next_of(n)] = self.free;
         self.free = n as u32;
         self.near -= 1;
-        self.cur = bucket_of(time);
+        self.cur = self.bucket_of(time);
     }
 
     /// Whether the wheel's trigger is the earliest key outside the calendar.
@@ -467,7 +571,7 @@ impl<E: Copy + Default> EventQueue<E> {
         let t = key_time(e.key);
         if self.near == 0 {
             // An empty calendar may move its base anywhere: start the window here.
-            self.cur = bucket_of(t);
+            self.cur = self.bucket_of(t);
         }
         Some((t, e.ev))
     }
@@ -750,11 +854,61 @@ mod tests {
         assert_eq!(drain(&mut q), vec![(W, 2), (10 * W, 3), (20 * W, 1)]);
     }
 
+    /// A dense schedule narrows the buckets, a sparse one widens them back; the pops stay in
+    /// order throughout.
+    #[test]
+    fn adapt_narrows_dense_buckets_and_widens_sparse_ones() {
+        let mut q = EventQueue::new();
+        let mut model = BTreeMap::new();
+        let mut id = 0u32;
+        let mut now = 0;
+        let mut rng = 12345u64;
+        let mut step = |q: &mut EventQueue<u32>,
+                        model: &mut BTreeMap<(u64, u32), ()>,
+                        now: &mut u64,
+                        spread: u64| {
+            // keep about 2,000 events pending, each pushed `spread` ps ahead at random
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let t = *now + (rng >> 33) % spread;
+            q.push(t, id);
+            model.insert((t, id), ());
+            id += 1;
+            if model.len() > 2_000 {
+                let k = *model.keys().next().unwrap();
+                model.remove(&k);
+                assert_eq!(q.pop(), Some(k));
+                *now = k.0;
+            }
+        };
+        // 2,000 events within 2 us: ~125 per 131 ns bucket
+        for k in 0..200_000 {
+            step(&mut q, &mut model, &mut now, 2_000_000);
+            if k % 4096 == 0 {
+                q.adapt(now);
+            }
+        }
+        assert!(q.bucket_width() < 1 << SHIFT, "{}", q.bucket_width());
+        // 2,000 events within 10 ms: sparse again
+        for k in 0..400_000 {
+            step(&mut q, &mut model, &mut now, 10_000_000_000);
+            if k % 4096 == 0 {
+                q.adapt(now);
+            }
+        }
+        assert_eq!(q.bucket_width(), 1 << SHIFT);
+        let rest: Vec<_> = model.into_keys().collect();
+        assert_eq!(drain(&mut q), rest);
+    }
+
     /// One operation of the model test: push at `now + delta`, or pop.
     #[derive(Debug, Clone)]
     enum Op {
         Push(SimTime),
         Pop,
+        /// Change the bucket width to `2^shift` ps.
+        Reshape(u32),
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -765,6 +919,7 @@ mod tests {
             1 => (0..100 * WINDOW).prop_map(Op::Push),
             2 => (WINDOW..(NW as SimTime + 4) << WSHIFT).prop_map(Op::Push),
             6 => Just(Op::Pop),
+            1 => (MIN_SHIFT - 1..=SHIFT + 1).prop_map(Op::Reshape),
         ]
     }
 
@@ -806,6 +961,10 @@ mod tests {
                             now = k.0;
                         }
                         prop_assert_eq!(q.pop(), want);
+                    }
+                    Op::Reshape(shift) => {
+                        q.reshape(now, shift);
+                        prop_assert_eq!(q.bucket_width(), 1 << shift.clamp(MIN_SHIFT, SHIFT));
                     }
                 }
                 prop_assert_eq!(q.len(), model.len());

@@ -858,6 +858,8 @@ impl<'a> Sim<'a> {
             self.events += 1;
             self.dispatch(ev);
             if self.events & 0xFFFF == 0 {
+                // fit the calendar's bucket width to the event density (engine/queue.rs)
+                self.q.adapt(self.now);
                 let el = wall.elapsed().as_secs_f64();
                 if el - last_report >= 0.2 {
                     last_report = el;
