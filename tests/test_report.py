@@ -148,6 +148,9 @@ def test_report_overview_published_captions_and_folding(tmp_path, monkeypatch):
     overview = html[html.index("id='overview'"):html.index("<h2 id='x-fake-exp'>")]
     assert "Shows a thing." in overview and "More words" not in overview
     assert "0.011 vs 0.01 s (×1.10)" in overview and "1 close, 1 deviates, 1 missing" in overview
+    # the overview shows the first two numbers and links the rest (it must fit one screen)
+    assert "max_queue" not in overview and "1 more</a> in its section" in overview
+    assert "max_queue" in html[html.index("<h2 id='x-fake-exp'>"):]
     assert "The special figure of this experiment." in html
     assert html.count("<img ") == 2  # special.png twice in the list, embedded once
     folded = html[html.index("<details><summary>Generic figures"):]

@@ -311,7 +311,8 @@ th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .ok{color:#070}.bad{color:#b00}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}code{background:#f5f5f5;padding:0 .2em}
 .muted{color:#666;font-size:.9em}details{margin:.5em 0}summary{cursor:pointer;color:#245}
-table.overview td{font-size:.92em}ul.nums{margin:0;padding-left:1.1em}
+table.overview td{font-size:.85em;padding-top:2px;padding-bottom:2px;line-height:1.3}ul.nums{margin:0;padding-left:1.1em}
+h2#overview{margin-top:.8em}h1{margin-top:.5em}
 """
 
 
@@ -379,6 +380,11 @@ def _table_maybe_folded(title: str, df: Optional[pl.DataFrame]) -> str:
     return f"<h3>{_e(title)}</h3>" + _html_table(df)
 
 
+#: Published numbers per experiment in the overview (the rest are in the experiment's section), so
+#: that the overview of every reference experiment fits about one screen.
+OVERVIEW_NUMBERS = 2
+
+
 def _overview(reports: Sequence[ExperimentReport], quick: bool = False) -> str:
     rows = ["<table class='overview'><thead><tr><th>experiment</th><th>what it shows</th>"
             "<th>headline numbers: qcnsim vs the study</th><th>verdict</th></tr></thead><tbody>"]
@@ -386,13 +392,16 @@ def _overview(reports: Sequence[ExperimentReport], quick: bool = False) -> str:
         pub = published_rows(r.name, r.summary, r.published)
         if pub:
             items = []
-            for p in pub:
+            for p in pub[:OVERVIEW_NUMBERS]:
                 ours = "missing" if p["qcnsim"] is None else _num(p["qcnsim"])
                 ratio = "" if p["ratio"] is None else f" (×{p['ratio']:.2f})"
                 cls = {"close": "ok", "deviates": "bad"}.get(p["verdict"], "muted")
                 var = f" [{_e(p['variant'])}]" if p.get("variant") else ""
                 items.append(f"<li><span class='{cls}'>{_e(p['metric'])}{var}: {ours} vs {_num(p['published'])} "
                              f"{_e(p['unit'])}{ratio}</span></li>")
+            if len(pub) > OVERVIEW_NUMBERS:
+                items.append(f"<li class='muted'><a href='#{_slug(r.name)}'>{len(pub) - OVERVIEW_NUMBERS} more</a>"
+                             " in its section</li>")
             numbers = f"<ul class='nums'>{''.join(items)}</ul>"
         else:
             numbers = "<span class='muted'>no published numbers recorded for this experiment</span>"
