@@ -675,6 +675,25 @@ fn class_load(
     let mut cand = Vec::new();
     // switches with demand towards the current destination, farthest first
     let mut order: std::collections::BinaryHeap<(u16, usize)> = Default::default();
+    // `r` bits per second towards host `d` leave by port `p`: the next switch has that much more
+    // to forward (queued for its turn the first time)
+    let carry = |p: usize,
+                 r: f64,
+                 d: usize,
+                 bits: &mut Vec<f64>,
+                 demand: &mut Vec<f64>,
+                 order: &mut std::collections::BinaryHeap<(u16, usize)>| {
+        bits[p] += r;
+        let w = peer(p);
+        if w != d {
+            if demand[w] == 0.0 {
+                if let Some(h) = routes.hops_to(w, d) {
+                    order.push((h, w));
+                }
+            }
+            demand[w] += r;
+        }
+    };
     for d in 0..hosts.len() {
         for &s in senders {
             let r = hosts[s].1 * dest(s, d);
@@ -684,16 +703,7 @@ fn class_load(
             let Some(p) = routes.next(s, d) else {
                 continue;
             };
-            bits[p] += r;
-            let w = peer(p);
-            if w != d {
-                if demand[w] == 0.0 {
-                    if let Some(h) = routes.hops_to(w, d) {
-                        order.push((h, w));
-                    }
-                }
-                demand[w] += r;
-            }
+            carry(p, r, d, &mut bits, &mut demand, &mut order);
         }
         // demand only moves towards d (one hop closer each time), so a switch is taken once
         // every switch farther away is done
@@ -707,17 +717,7 @@ fn class_load(
             }
             let share = dv / cand.len().max(1) as f64;
             for &p in &cand {
-                let p = p as usize;
-                bits[p] += share;
-                let w = peer(p);
-                if w != d {
-                    if demand[w] == 0.0 {
-                        if let Some(h) = routes.hops_to(w, d) {
-                            order.push((h, w));
-                        }
-                    }
-                    demand[w] += share;
-                }
+                carry(p as usize, share, d, &mut bits, &mut demand, &mut order);
             }
         }
     }

@@ -14,6 +14,12 @@ impl<'a> Sim<'a> {
         }
         let size = Self::next_size(f);
         Self::advance(f, t, size);
+        self.new_data(fi, t, size, 0, 0)
+    }
+
+    /// A new data frame of flow `fi` in the arena.
+    #[inline(always)]
+    fn new_data(&mut self, fi: usize, t: SimTime, size: u32, fb: i32, flags: u8) -> u32 {
         self.live_data += 1;
         self.alloc(Pkt {
             born: t,
@@ -21,10 +27,10 @@ impl<'a> Sim<'a> {
             flow: fi as u32,
             hop: 0,
             kind: KIND_DATA,
-            fb: 0,
+            fb,
             cpid: NO_CPID,
             at: 0,
-            flags: 0,
+            flags,
         })
     }
 
@@ -36,19 +42,8 @@ impl<'a> Sim<'a> {
         let size = Self::next_size(f);
         let seq = f.gen_k as u32;
         Self::advance(f, t, size);
-        self.live_data += 1;
         self.gbn_made(fi, seq, size);
-        self.alloc(Pkt {
-            born: t,
-            size,
-            flow: fi as u32,
-            hop: 0,
-            kind: KIND_DATA,
-            fb: seq as i32,
-            cpid: NO_CPID,
-            at: 0,
-            flags: FLAG_GBN,
-        })
+        self.new_data(fi, t, size, seq as i32, FLAG_GBN)
     }
 
     /// Size of the flow's next frame: a full frame, or a finite flow's remainder (at least 64 B).
