@@ -5,6 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python -m pip install '.[test]'
+# The report's browser check (tests/test_report.py) needs Chromium; where the suite runs as root on a
+# Debian-like machine (CI), install it from the distribution (about 20 s); elsewhere that test skips.
+if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null \
+    && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing chromium for the report's browser check (apt-get)"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends chromium >/dev/null) \
+        || echo "chromium could not be installed: tests/test_report.py's browser check will skip"
+fi
 # Property tests (proptest) draw new random cases on every local run, to keep finding bugs; in CI
 # (`CI` set) they draw a fixed sequence, so that a submission's result depends on its code only.
 # Every failing case found is fixed and kept in the test's `.proptest-regressions` file, which
