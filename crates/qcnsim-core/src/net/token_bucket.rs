@@ -53,10 +53,15 @@ impl TokenBucket {
         }
     }
 
+    /// Bring `tokens` up to `now`. At the instant it was last settled (a departure's `take`
+    /// followed by the next frame's `ready_at`) nothing was earned: the division is skipped, with
+    /// the same value (the tokens never exceed the burst).
     #[inline]
     fn settle(&mut self, now: SimTime) {
-        self.tokens = self.tokens_at(now);
-        self.t = now;
+        if now != self.t {
+            self.tokens = self.tokens_at(now);
+            self.t = now;
+        }
     }
 
     /// Fill the bucket (a newly allocated rate limiter starts full, `cc.rl_start = "full"`).

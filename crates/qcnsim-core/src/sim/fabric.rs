@@ -6,7 +6,7 @@ impl<'a> Sim<'a> {
     // ---------------------------------------------------------------- ports and switches
 
     /// Hand a data frame to the source host's NIC egress queue.
-    #[inline]
+    #[inline(always)]
     pub(super) fn hand_to_nic(&mut self, fi: usize, pkt: u32) {
         let f = &mut self.flows[fi];
         f.sent_frames += 1;
@@ -19,8 +19,53 @@ impl<'a> Sim<'a> {
     }
 
     /// Enqueue a data frame at an egress port (drop-tail), run the CP, start transmission.
-    #[inline]
+    #[inline(always)]
     pub(super) fn enqueue_data(&mut self, pi: usize, pkt: u32) {
+        if !self.send_direct(pi, pkt) {
+            self.enqueue_queued(pi, pkt);
+        }
+    }
+
+    /// An idle port with nothing queued and nothing watching its queue (no CP, no BA sensor, no
+    /// flow control, no shared memory, no failing links): the frame would be queued and taken
+    /// again at once, so it goes straight to the wire (every source NIC paced below its line
+    /// rate takes this path). The queue length stays 0 (its time integral does not change), and
+    /// only its maximum sees the frame. Returns false, doing nothing, on any other port.
+    #[inline(always)]
+    fn send_direct(&mut self, pi: usize, pkt: u32) -> bool {
+        let now = self.now;
+        let pk = &self.pkts[pkt as usize];
+        let (size, flags) = (pk.size, pk.flags);
+        let port = &mut self.ports[pi];
+        // (a port with a CP, the common switch port, fails the first test)
+        if port.cp == NONE
+            && port.q.is_empty()
+            && port.ctrl.is_empty()
+            && !port.txdone_pending
+            && now >= port.busy_until
+            && port.ba == NONE
+            && port.pq.is_empty()
+            && !self.slow
+            && flags & FLAG_SPECIAL == 0
+            && match port.cap {
+                Capacity::Infinite => true,
+                Capacity::Bytes(b) => size as u64 <= b,
+                Capacity::Frames(n) => n > 0,
+                Capacity::Shared => false,
+            }
+        {
+            if size as u64 > port.max_q_bytes {
+                port.max_q_bytes = size as u64;
+            }
+            self.send_plain(pi, pkt);
+            return true;
+        }
+        false
+    }
+
+    /// [`Sim::enqueue_data`] at a port that queues the frame, or drops it.
+    #[inline(never)]
+    fn enqueue_queued(&mut self, pi: usize, pkt: u32) {
         let now = self.now;
         let size = self.pkts[pkt as usize].size;
         let flow = self.pkts[pkt as usize].flow;
@@ -63,25 +108,6 @@ impl<'a> Sim<'a> {
             return;
         }
         let port = &mut self.ports[pi];
-        if port.q.is_empty()
-            && port.ctrl.is_empty()
-            && !port.txdone_pending
-            && now >= port.busy_until
-            && port.cp == NONE
-            && port.ba == NONE
-            && !pfc
-            && !self.slow
-        {
-            // An idle port with nothing queued and nothing watching its queue (no CP, no BA
-            // sensor, no flow control, no shared memory): the frame would be queued and taken again at once, so
-            // it goes straight to the wire. The queue length stays 0 (its time integral does not
-            // change), and only its maximum sees the frame.
-            if size as u64 > port.max_q_bytes {
-                port.max_q_bytes = size as u64;
-            }
-            self.send_plain(pi, pkt);
-            return;
-        }
         port.track_q(now);
         if pfc {
             let c = self.flows[flow as usize].class as usize;
