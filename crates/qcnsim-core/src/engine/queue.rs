@@ -41,6 +41,12 @@
 //! push, and doubles it back when pushes fall beyond the window while the lists are short. Any
 //! width gives the same pop order.
 //!
+//! The simulator keeps one transmission-done event outside the queue (sim/fabric.rs, the
+//! transmission-done slot) with a sequence number taken by [`EventQueue::reserve_seq`] when it is
+//! scheduled, compares it with each popped event ([`EventQueue::last_seq`]) and, when needed,
+//! puts it into the queue with its number ([`EventQueue::push_keyed`]): the order stays that of
+//! one sorted queue.
+//!
 //! Cancellation is lazy: a model that re-arms a timer bumps a generation counter and the stale
 //! event is dropped when it pops (see `sim`). Searching the queue is never needed.
 
@@ -129,6 +135,8 @@ pub struct EventQueue<E: Copy + Default> {
     /// are empty).
     far_min: u128,
     seq: u64,
+    /// The sequence number of the event last popped (`last_seq`).
+    last_seq: u64,
     /// Bucket width `2^shift` ps (the wheel's is `2^(shift + 8)`).
     shift: u32,
     /// Since the last [`EventQueue::adapt`]: nodes stepped over by sorted inserts, pushes
@@ -231,6 +239,7 @@ impl<E: Copy + Default> EventQueue<E> {
             wheel: Wheel::new(),
             far_min: u128::MAX,
             seq: 0,
+            last_seq: 0,
             shift: SHIFT,
             walked: 0,
             beyond: 0,
@@ -509,6 +518,35 @@ impl<E: Copy + Default> EventQueue<E> {
         self.pop()
     }
 
+    /// The next sequence number, taken as a push would take it, for an event the caller keeps
+    /// outside the queue (the simulator's transmission-done slot, docs/performance.md): it
+    /// orders among equal times exactly where the pushed event would have.
+    #[inline(always)]
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.seq;
+        self.seq += 1;
+        seq
+    }
+
+    /// Push an event with a sequence number taken earlier ([`EventQueue::reserve_seq`], or a
+    /// popped event's own to put it back). It goes to the heap, which orders by time and
+    /// sequence number (the calendar's lists assume each new number is the largest); rare.
+    #[cold]
+    #[inline(never)]
+    pub fn push_keyed(&mut self, t: SimTime, seq: u64, ev: E) {
+        self.far.push(Entry {
+            key: ((t as u128) << 64) | seq as u128,
+            ev,
+        });
+        self.far_min = self.far.min_key().min(self.wheel.trigger());
+    }
+
+    /// The sequence number of the event last popped.
+    #[inline]
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         loop {
@@ -516,6 +554,7 @@ impl<E: Copy + Default> EventQueue<E> {
                 let (i, n, node) = self.head();
                 if node.key() < self.far_min {
                     self.unlink_head(i, n, node.time);
+                    self.last_seq = node.seq;
                     return Some((node.time, node.ev));
                 }
             }
@@ -573,6 +612,7 @@ impl<E: Copy + Default> EventQueue<E> {
             // An empty calendar may move its base anywhere: start the window here.
             self.cur = self.bucket_of(t);
         }
+        self.last_seq = e.key as u64;
         Some((t, e.ev))
     }
 }
@@ -677,6 +717,31 @@ mod tests {
             assert_eq!(q.pop(), Some((5, i)));
         }
         assert!(q.pop().is_none());
+    }
+
+    /// An event kept outside the queue with a reserved sequence number, pushed back later with
+    /// `push_keyed`, pops where a push at the reservation would have put it among equal times,
+    /// wherever the other events sit (calendar, wheel, heap); `last_seq` names each popped
+    /// event's number.
+    #[test]
+    fn reserved_sequence_numbers_keep_their_place() {
+        for t in [5, W * 3 + 7, WINDOW + 11, 40 * WINDOW] {
+            let mut q = EventQueue::new();
+            q.push(t, 0u32);
+            let reserved = q.reserve_seq();
+            q.push(t, 2);
+            q.push(t, 3);
+            q.push_keyed(t, reserved, 1);
+            let mut seqs = Vec::new();
+            let mut out = Vec::new();
+            while let Some((tt, e)) = q.pop() {
+                assert_eq!(tt, t);
+                out.push(e);
+                seqs.push(q.last_seq());
+            }
+            assert_eq!(out, vec![0, 1, 2, 3], "at {t}");
+            assert_eq!(seqs, vec![0, 1, 2, 3], "at {t}");
+        }
     }
 
     /// Push batches of (time, id), then pop everything: the result is sorted by (time, id),

@@ -2,6 +2,25 @@
 
 use super::*;
 
+/// Schedule the transmission-done of port `$pi` (borrowed as `$port`) at `$t`. At a port whose
+/// next transmission makes no event (a switch port towards a host, delivering data inline, with
+/// no control frame waiting; see `prepare_slot`), it goes to the slot beside the event queue
+/// when the slot is free: no push, no pop. It takes the sequence number the push would have
+/// taken, and the event loop fires it exactly where the queue would have popped it
+/// (`fire_slot`). A macro, not a method: the caller holds the port borrowed, and the slot and the
+/// queue are other fields.
+macro_rules! txdone_at {
+    ($sim:ident, $port:ident, $pi:expr, $t:expr) => {
+        if $sim.slot_t == NEVER && $port.slot_ok && $port.ctrl.is_empty() {
+            $sim.slot_t = $t;
+            $sim.slot_seq = $sim.q.reserve_seq();
+            $sim.slot_port = $pi as u32;
+        } else {
+            $sim.q.push($t, Ev::TxDone { port: $pi as u32 });
+        }
+    };
+}
+
 impl<'a> Sim<'a> {
     // ---------------------------------------------------------------- ports and switches
 
@@ -147,7 +166,60 @@ impl<'a> Sim<'a> {
         } else {
             port.txdone_pending = true;
             let t = port.busy_until;
-            self.q.push(t, Ev::TxDone { port: pi as u32 });
+            txdone_at!(self, port, pi, t);
+        }
+    }
+
+    /// Fire the slot's transmission-done (and those it schedules in turn) while it comes before
+    /// the event `(t, seq)` and within the run. Returns whether that made any event (never at
+    /// the ports `prepare_slot` admits; a guard).
+    #[inline(never)]
+    pub(super) fn fire_slot(&mut self, t: SimTime, seq: u64) -> bool {
+        let seq0 = self.q.pushed();
+        let mut refilled = 0;
+        loop {
+            let st = self.slot_t;
+            if st > self.end || st > t || (st == t && self.slot_seq >= seq) {
+                break;
+            }
+            let pi = self.slot_port as usize;
+            self.now = st;
+            self.slot_t = NEVER;
+            // (counted as events at the end: `events` counts the loop's pops alone)
+            self.slot_fires += 1;
+            self.ports[pi].txdone_pending = false;
+            // (slot ports never take the slow path)
+            self.plain_start_next(pi);
+            refilled += (self.slot_t != NEVER) as u64;
+        }
+        // every sequence number taken since was a refill of the slot, or an event was made
+        self.q.pushed() - seq0 != refilled
+    }
+
+    /// Move the slot's transmission-done of port `pi`, if it holds one, into the event queue
+    /// with its own sequence number (a control frame is about to wait at that port: sending it
+    /// makes an event).
+    #[inline(never)]
+    fn slot_to_queue(&mut self, pi: usize) {
+        if self.slot_t != NEVER && self.slot_port == pi as u32 {
+            self.q
+                .push_keyed(self.slot_t, self.slot_seq, Ev::TxDone { port: pi as u32 });
+            self.slot_t = NEVER;
+        }
+    }
+
+    /// Which ports may use the transmission-done slot: switch ports towards a host, without a
+    /// BA sensor or dequeue marking, in a run where delivering a data frame makes no event (no
+    /// go-back-N, multicast or failing links at any receiver, no ECN marking anywhere) and ports
+    /// take the plain path (no flow control or shared memory).
+    pub(super) fn prepare_slot(&mut self) {
+        let run_ok = self.slot_on
+            && !self.slow
+            && self.flows.iter().all(|f| !f.rx_special)
+            && !self.cps.iter().any(|c| matches!(c, CpState::Ecn(_)));
+        for p in self.ports.iter_mut() {
+            p.slot_ok =
+                run_ok && p.from_switch && !p.peer_is_switch && p.ba == NONE && p.ecn == NONE;
         }
     }
 
@@ -219,7 +291,8 @@ impl<'a> Sim<'a> {
         }
         if !port.q.is_empty() || !port.ctrl.is_empty() {
             port.txdone_pending = true;
-            self.q.push(port.busy_until, Ev::TxDone { port: pi as u32 });
+            let t = port.busy_until;
+            txdone_at!(self, port, pi, t);
         }
         if port.peer_is_switch {
             let t = end + port.to_peer_queue;
@@ -364,6 +437,9 @@ impl<'a> Sim<'a> {
             // a switch drops what it would send on a failed link (a host's NIC holds it)
             self.release(pkt);
             return;
+        }
+        if self.slot_t != NEVER && self.slot_port == pi as u32 {
+            self.slot_to_queue(pi);
         }
         self.ports[pi].ctrl.push_back(pkt);
         self.kick(pi);

@@ -246,6 +246,8 @@ struct Port {
     /// Integral of the queue length over time, byte·ps.
     q_area: u128,
     q_last_t: SimTime,
+    /// Its transmission-done may use the slot beside the event queue (`prepare_slot`).
+    slot_ok: bool,
 }
 
 impl Port {
@@ -496,6 +498,15 @@ pub struct Sim<'a> {
     /// Flow control, a shared memory or link failures: egress ports take the slow path
     /// (`slow_start_next`, no idle-port shortcut).
     slow: bool,
+    /// The transmission-done slot (sim/fabric.rs, `push_txdone`): one `TxDone` kept outside the
+    /// event queue, with the sequence number it would have had there; `slot_t` is `NEVER` when
+    /// empty. `slot_on` is the test switch (`set_txdone_slot`).
+    slot_t: SimTime,
+    slot_seq: u64,
+    slot_port: u32,
+    slot_on: bool,
+    /// Transmission-dones fired from the slot: events, not in `events` (the loop's pops).
+    slot_fires: u64,
 }
 
 impl<'a> Sim<'a> {
@@ -624,6 +635,7 @@ impl<'a> Sim<'a> {
                 max_q_bytes: 0,
                 q_area: 0,
                 q_last_t: 0,
+                slot_ok: false,
             });
         }
         rec.tput_bytes = vec![0; rec.tput_ports.len() * rec.nbins];
@@ -784,6 +796,11 @@ impl<'a> Sim<'a> {
             buf: buffer::Buffers::build(sc),
             gbn,
             links: links::LinkState::build(sc),
+            slot_t: NEVER,
+            slot_seq: 0,
+            slot_port: NONE,
+            slot_on: true,
+            slot_fires: 0,
         };
         for (i, f) in sc.flows.iter().enumerate() {
             if f.group.is_some() {
@@ -850,23 +867,13 @@ impl<'a> Sim<'a> {
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<(), RunError> {
         let wall = Instant::now();
         let mut last_report = 0.0f64;
-        while let Some((t, ev)) = self.q.take_min() {
-            if t > self.end {
+        self.prepare_slot();
+        loop {
+            self.event_loop(progress, wall, &mut last_report)?;
+            // the queue is empty or beyond the end: the slot's last transmissions within it (a
+            // loop only for the guard: they never make events)
+            if !self.fire_slot(self.end, u64::MAX) {
                 break;
-            }
-            self.now = t;
-            self.events += 1;
-            self.dispatch(ev);
-            if self.events & 0xFFFF == 0 {
-                // fit the calendar's bucket width to the event density (engine/queue.rs)
-                self.q.adapt(self.now);
-                let el = wall.elapsed().as_secs_f64();
-                if el - last_report >= 0.2 {
-                    last_report = el;
-                    if !progress(self.now as f64 / self.end as f64) {
-                        return Err(RunError::Cancelled);
-                    }
-                }
             }
         }
         self.now = self.end;
@@ -877,6 +884,45 @@ impl<'a> Sim<'a> {
             p.track_q(self.end);
         }
         progress(1.0);
+        Ok(())
+    }
+
+    /// The event loop: every event up to the end, in `(time, seq)` order, with the
+    /// transmission-done slot's events in theirs. A function of its own, called once (again only
+    /// if the slot's guard fired at the end): inside a loop in `run` the compiler kept fewer
+    /// values in registers (1.6 % more instructions on benchmark 1).
+    #[inline(never)]
+    fn event_loop(
+        &mut self,
+        progress: &mut dyn FnMut(f64) -> bool,
+        wall: Instant,
+        last_report: &mut f64,
+    ) -> Result<(), RunError> {
+        while let Some((t, ev)) = self.q.take_min() {
+            // the slot's transmission-done, when it comes first
+            if self.slot_t <= t && self.fire_slot(t, self.q.last_seq()) {
+                // it made events: this one may no longer be the earliest
+                self.q.push_keyed(t, self.q.last_seq(), ev);
+                continue;
+            }
+            if t > self.end {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            self.dispatch(ev);
+            if self.events & 0xFFFF == 0 {
+                // fit the calendar's bucket width to the event density (engine/queue.rs)
+                self.q.adapt(self.now);
+                let el = wall.elapsed().as_secs_f64();
+                if el - *last_report >= 0.2 {
+                    *last_report = el;
+                    if !progress(self.now as f64 / self.end as f64) {
+                        return Err(RunError::Cancelled);
+                    }
+                }
+            }
+        }
         Ok(())
     }
 

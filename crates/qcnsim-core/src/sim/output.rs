@@ -17,8 +17,20 @@ impl<'a> Sim<'a> {
         self.count_drops = on;
     }
 
+    /// Keep every transmission-done as an event in the queue (slower; the default keeps one in
+    /// a slot beside the queue and must give identical results, which a test checks).
+    pub fn set_txdone_slot(&mut self, on: bool) {
+        self.slot_on = on;
+    }
+
+    /// Transmission-dones that were fired from the slot instead of popped from the queue.
+    pub fn slot_fires(&self) -> u64 {
+        self.slot_fires
+    }
+
+    /// Events handled: popped from the queue or fired from the transmission-done slot.
     pub fn events(&self) -> u64 {
-        self.events
+        self.events + self.slot_fires
     }
 
     /// Data frames alive in the network (queues, links, rate limiters) right now.
@@ -478,7 +490,7 @@ impl<'a> Sim<'a> {
             tables,
             resolved_json: serde_json::to_string_pretty(&sc.resolved).unwrap_or_default(),
             seed,
-            events: self.events,
+            events: self.events + self.slot_fires,
             sim_time_ps: sc.duration,
             wall_s,
             frames_forwarded: self.frames_forwarded,
