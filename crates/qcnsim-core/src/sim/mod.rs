@@ -498,7 +498,7 @@ pub struct Sim<'a> {
     /// Flow control, a shared memory or link failures: egress ports take the slow path
     /// (`slow_start_next`, no idle-port shortcut).
     slow: bool,
-    /// The transmission-done slot (sim/fabric.rs, `push_txdone`): one `TxDone` kept outside the
+    /// The transmission-done slot (sim/fabric.rs, `txdone_at!`): one `TxDone` kept outside the
     /// event queue, with the sequence number it would have had there; `slot_t` is `NEVER` when
     /// empty. `slot_on` is the test switch (`set_txdone_slot`).
     slot_t: SimTime,
