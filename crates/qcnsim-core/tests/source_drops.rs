@@ -11,24 +11,19 @@ use common::*;
 use proptest::prelude::*;
 use qcnsim_core::api::RunOutput;
 use qcnsim_core::scenario;
-use qcnsim_core::sim::Sim;
 use std::fmt::Write;
 
 /// Run with frames dropped at the source counted (default) or built and dropped one by one;
 /// lazy (default) or one-event-per-frame generation.
 fn run_mode(text: &str, counted: bool, lazy: bool) -> (RunOutput, u64) {
-    let sc = scenario::load(text, &[]).unwrap_or_else(|e| panic!("scenario failed: {e}\n{text}"));
-    let mut sim = Sim::new(&sc, sc.seed);
-    sim.set_counted_drops(counted);
-    sim.set_lazy_generation(lazy);
-    sim.run(&mut |_| true).expect("run");
-    let live = sim.live_data_frames();
-    (sim.into_output(sc.seed, 0.0), live)
-}
-
-/// Every table, every value (floats by their text, so NaN equals NaN).
-fn tables_text(o: &RunOutput) -> String {
-    format!("{:?}", o.tables)
+    run_sim(
+        text,
+        |sim| {
+            sim.set_counted_drops(counted);
+            sim.set_lazy_generation(lazy);
+        },
+        |sim| sim.live_data_frames(),
+    )
 }
 
 fn rl_drops(o: &RunOutput) -> i64 {

@@ -1,33 +1,28 @@
-//! The transmission-done slot (docs/performance.md, "Transmission-done slot"): one `TxDone` of a
+//! The transmission-done slot (docs/performance.md, "Greedy sources, fourth round"): one `TxDone` of a
 //! switch port towards a host is kept beside the event queue, with the sequence number it would
 //! have had in the queue, and fired where the queue would have popped it. Tables and event counts
 //! must be exactly those of keeping every `TxDone` in the queue: random two-switch networks
 //! (synchronised sources, so that many events share a picosecond; several host-facing ports
 //! competing for the slot; QCN feedback frames queued at host-facing ports), and fixed cases.
 
+mod common;
+use common::*;
 use proptest::prelude::*;
-use qcnsim_core::api::RunOutput;
-use qcnsim_core::scenario;
-use qcnsim_core::sim::Sim;
 use std::fmt::Write;
 
-/// Run with the slot on or off; the tables, the event count and how many slot fires there were.
-fn run_slot(text: &str, slot: bool) -> (RunOutput, u64, u64) {
-    let sc = scenario::load(text, &[]).unwrap_or_else(|e| panic!("scenario failed: {e}\n{text}"));
-    let mut sim = Sim::new(&sc, sc.seed);
-    sim.set_txdone_slot(slot);
-    sim.run(&mut |_| true).expect("run");
-    let (events, fires) = (sim.events(), sim.slot_fires());
-    (sim.into_output(sc.seed, 0.0), events, fires)
-}
-
+/// The tables with the slot on and off must be equal, and the event counts; returns how many
+/// transmission-dones fired from the slot.
 fn same_with_and_without(text: &str) -> u64 {
-    let (on, ev_on, fires) = run_slot(text, true);
-    let (off, ev_off, fires_off) = run_slot(text, false);
+    let (on, (ev_on, fires)) = run_sim(text, |_| {}, |sim| (sim.events(), sim.slot_fires()));
+    let (off, (ev_off, fires_off)) = run_sim(
+        text,
+        |sim| sim.set_txdone_slot(false),
+        |sim| (sim.events(), sim.slot_fires()),
+    );
     assert_eq!(fires_off, 0);
     assert_eq!(ev_on, ev_off, "event counts differ:\n{text}");
     assert!(
-        format!("{:?}", on.tables) == format!("{:?}", off.tables),
+        tables_text(&on) == tables_text(&off),
         "tables differ:\n{text}"
     );
     fires
@@ -60,67 +55,39 @@ struct Case {
     seed: u64,
 }
 
-fn case() -> impl Strategy<Value = Case> {
-    let flow = (
-        0usize..4,
-        0usize..3,
-        0usize..4,
-        500u64..=10_000,
-        prop::sample::select(vec![64u32, 512, 1000, 1500]),
-        prop::option::weighted(0.3, 3_000u64..500_000),
-        0u64..500,
-    )
-        .prop_map(
-            |(src, dst, traffic, rate_mbps, frame, size, start_us)| Flow {
-                src,
-                dst,
-                traffic,
-                rate_mbps,
-                frame,
-                size,
-                start_us,
-            },
-        );
-    (
-        1usize..=4,
-        1usize..=3,
-        prop::collection::vec(flow, 1..=6),
-        prop::bool::weighted(0.5),
-        prop::sample::select(vec![2_500u64, 10_000, 40_000]),
-        prop::sample::select(vec![1_000u64, 5_000, 10_000]),
-        prop::sample::select(vec![6_000u64, 30_000, 150_000]),
-        prop::bool::ANY,
-        1u64..=5,
-        1_000u64..=4_000,
-        any::<u32>(),
-    )
-        .prop_map(
-            |(
-                srcs,
-                sinks,
-                flows,
-                sync,
-                core_mbps,
-                sink_mbps,
-                buffer,
-                qcn,
-                delay_us,
-                duration_us,
-                seed,
-            )| Case {
-                srcs,
-                sinks,
-                flows,
-                sync,
-                core_mbps,
-                sink_mbps,
-                buffer,
-                qcn,
-                delay_us,
-                duration_us,
-                seed: seed as u64,
-            },
-        )
+prop_compose! {
+    fn flow()(
+        src in 0usize..4,
+        dst in 0usize..3,
+        traffic in 0usize..4,
+        rate_mbps in 500u64..=10_000,
+        frame in prop::sample::select(vec![64u32, 512, 1000, 1500]),
+        size in prop::option::weighted(0.3, 3_000u64..500_000),
+        start_us in 0u64..500,
+    ) -> Flow {
+        Flow { src, dst, traffic, rate_mbps, frame, size, start_us }
+    }
+}
+
+prop_compose! {
+    fn case()(
+        srcs in 1usize..=4,
+        sinks in 1usize..=3,
+        flows in prop::collection::vec(flow(), 1..=6),
+        sync in prop::bool::weighted(0.5),
+        core_mbps in prop::sample::select(vec![2_500u64, 10_000, 40_000]),
+        sink_mbps in prop::sample::select(vec![1_000u64, 5_000, 10_000]),
+        buffer in prop::sample::select(vec![6_000u64, 30_000, 150_000]),
+        qcn in prop::bool::ANY,
+        delay_us in 1u64..=5,
+        duration_us in 1_000u64..=4_000,
+        seed in any::<u32>(),
+    ) -> Case {
+        Case {
+            srcs, sinks, flows, sync, core_mbps, sink_mbps, buffer, qcn, delay_us, duration_us,
+            seed: seed as u64,
+        }
+    }
 }
 
 /// Sources under switch `a`, sinks under switch `b`, one core link between them.

@@ -196,16 +196,15 @@ impl<'a> Sim<'a> {
         self.q.pushed() - seq0 != refilled
     }
 
-    /// Move the slot's transmission-done of port `pi`, if it holds one, into the event queue
-    /// with its own sequence number (a control frame is about to wait at that port: sending it
-    /// makes an event).
+    /// Move the slot's transmission-done, that of port `pi`, into the event queue with its own
+    /// sequence number (a control frame is about to wait at that port: sending it makes an
+    /// event).
+    #[cold]
     #[inline(never)]
     fn slot_to_queue(&mut self, pi: usize) {
-        if self.slot_t != NEVER && self.slot_port == pi as u32 {
-            self.q
-                .push_keyed(self.slot_t, self.slot_seq, Ev::TxDone { port: pi as u32 });
-            self.slot_t = NEVER;
-        }
+        self.q
+            .push_keyed(self.slot_t, self.slot_seq, Ev::TxDone { port: pi as u32 });
+        self.slot_t = NEVER;
     }
 
     /// Which ports may use the transmission-done slot: switch ports towards a host, without a

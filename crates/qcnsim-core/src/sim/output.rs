@@ -45,6 +45,7 @@ impl<'a> Sim<'a> {
 
     pub fn into_output(mut self, seed: u64, wall_s: f64) -> RunOutput {
         let sc = self.sc;
+        let events = self.events();
         let port_name: Vec<String> = (0..sc.n_ports()).map(|p| sc.port_name(p)).collect();
         let flow_name: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
         let node_name = |n: u32| sc.nodes[n as usize].name.clone();
@@ -490,7 +491,7 @@ impl<'a> Sim<'a> {
             tables,
             resolved_json: serde_json::to_string_pretty(&sc.resolved).unwrap_or_default(),
             seed,
-            events: self.events + self.slot_fires,
+            events,
             sim_time_ps: sc.duration,
             wall_s,
             frames_forwarded: self.frames_forwarded,

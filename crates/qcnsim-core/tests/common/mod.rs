@@ -20,13 +20,32 @@ pub fn run_with_live(text: &str) -> (RunOutput, u64, u64) {
 
 /// As [`run_with_live`], choosing lazy (default) or one-event-per-frame generation.
 pub fn run_with_live_opts(text: &str, lazy: bool) -> (RunOutput, u64, u64) {
+    let (out, (live, late)) = run_sim(
+        text,
+        |sim| sim.set_lazy_generation(lazy),
+        |sim| (sim.live_data_frames(), sim.late_data_frames()),
+    );
+    (out, live, late)
+}
+
+/// Run through `Sim` directly: `configure` sets its test switches before the run, `read` takes
+/// its counters after it; panics on a scenario error.
+pub fn run_sim<T>(
+    text: &str,
+    configure: impl FnOnce(&mut Sim),
+    read: impl FnOnce(&Sim) -> T,
+) -> (RunOutput, T) {
     let sc = scenario::load(text, &[]).unwrap_or_else(|e| panic!("scenario failed: {e}\n{text}"));
     let mut sim = Sim::new(&sc, sc.seed);
-    sim.set_lazy_generation(lazy);
+    configure(&mut sim);
     sim.run(&mut |_| true).expect("run");
-    let live = sim.live_data_frames();
-    let late = sim.late_data_frames();
-    (sim.into_output(sc.seed, 0.0), live, late)
+    let counters = read(&sim);
+    (sim.into_output(sc.seed, 0.0), counters)
+}
+
+/// Every table, every value (floats by their text, so NaN equals NaN).
+pub fn tables_text(o: &RunOutput) -> String {
+    format!("{:?}", o.tables)
 }
 
 pub fn table<'a>(out: &'a RunOutput, name: &str) -> &'a Table {
