@@ -188,6 +188,19 @@ struct Pkt {
     flags: u8,
 }
 
+/// A frame its source has made, waiting in the flow's rate-limiter queue: all a new data frame
+/// carries until it leaves the rate limiter (`Sim::admit` makes it a frame in the arena then).
+/// Half a frame's size, in a ring per flow read in order: a backlogged source's queue (often a
+/// hundred frames) keeps no frame of the arena out of the cache (docs/performance.md, "Greedy
+/// sources, fifth round").
+#[derive(Clone, Copy, Debug, Default)]
+struct Made {
+    born: SimTime,
+    size: u32,
+    /// A go-back-N frame's sequence number (`NONE` for other flows).
+    seq: u32,
+}
+
 /// `Pkt::flags`: a SONAR special frame.
 const FLAG_SPECIAL: u8 = 1;
 /// `Pkt::flags`: ECN CE (marked by a DCQCN congestion point).
@@ -299,7 +312,7 @@ struct Flow {
     gen_bytes: u64,
     // rate limiter / reaction point
     rp: Option<Reaction>,
-    rl_q: VecDeque<u32>,
+    rl_q: VecDeque<Made>,
     rl_q_bytes: u64,
     rl_cap: u64,
     /// The rate limiter's pacer, filled at CR.
@@ -475,6 +488,7 @@ pub struct Sim<'a> {
     rec: Recorder,
     events: u64,
     frames_forwarded: u64,
+    /// Data frames in the arena (frames still in a rate-limiter queue are not there yet).
     live_data: u64,
     lazy_gen: bool,
     /// Frames that a full rate-limiter queue would drop are counted without being built

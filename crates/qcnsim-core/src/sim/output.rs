@@ -35,7 +35,8 @@ impl<'a> Sim<'a> {
 
     /// Data frames alive in the network (queues, links, rate limiters) right now.
     pub fn live_data_frames(&self) -> u64 {
-        self.live_data
+        // frames in the arena, and those not yet there (made, in a rate-limiter queue)
+        self.live_data + self.flows.iter().map(|f| f.rl_q.len() as u64).sum::<u64>()
     }
 
     /// Data frames whose arrival at their destination falls after the end of the run.

@@ -5,46 +5,44 @@ use super::*;
 impl<'a> Sim<'a> {
     // ---------------------------------------------------------------- traffic sources
 
-    /// Create the flow's next frame, born at `t` (its scheduled generation time), and advance
-    /// the generator to the following one.
+    /// Make the flow's next frame, born at `t` (its scheduled generation time), and advance
+    /// the generator to the following one. It enters the arena when it leaves the rate limiter
+    /// ([`Sim::admit`]).
     #[inline(always)]
-    pub(super) fn make_frame(&mut self, fi: usize, t: SimTime) -> u32 {
+    pub(super) fn make_frame(&mut self, fi: usize, t: SimTime) -> Made {
         let f = &mut self.flows[fi];
-        if f.gbn != NONE {
-            return self.make_gbn_frame(fi, t);
-        }
         let size = Self::next_size(f);
+        // a go-back-N frame's sequence number (< 2^31, bounded by the reader)
+        let seq = if f.gbn != NONE { f.gen_k as u32 } else { NONE };
         Self::advance(f, t, size);
-        self.new_data(fi, t, size, 0, 0)
-    }
-
-    /// A new data frame of flow `fi` in the arena.
-    #[inline(always)]
-    fn new_data(&mut self, fi: usize, t: SimTime, size: u32, fb: i32, flags: u8) -> u32 {
-        self.live_data += 1;
-        self.alloc(Pkt {
+        if seq != NONE {
+            // the sender counts retransmissions
+            self.gbn_made(fi, seq, size);
+        }
+        Made {
             born: t,
             size,
+            seq,
+        }
+    }
+
+    /// A made frame of flow `fi` leaves its rate limiter: a data frame in the arena. A go-back-N
+    /// frame carries its sequence number and [`FLAG_GBN`].
+    #[inline(always)]
+    pub(super) fn admit(&mut self, fi: usize, m: Made) -> u32 {
+        let gbn = m.seq != NONE;
+        self.live_data += 1;
+        self.alloc(Pkt {
+            born: m.born,
+            size: m.size,
             flow: fi as u32,
             hop: 0,
             kind: KIND_DATA,
-            fb,
+            fb: if gbn { m.seq as i32 } else { 0 },
             cpid: NO_CPID,
             at: 0,
-            flags,
+            flags: if gbn { FLAG_GBN } else { 0 },
         })
-    }
-
-    /// [`Sim::make_frame`] of a go-back-N flow: the frame carries its sequence number (< 2^31,
-    /// bounded by the reader) and [`FLAG_GBN`]; the sender counts retransmissions.
-    #[inline(never)]
-    fn make_gbn_frame(&mut self, fi: usize, t: SimTime) -> u32 {
-        let f = &mut self.flows[fi];
-        let size = Self::next_size(f);
-        let seq = f.gen_k as u32;
-        Self::advance(f, t, size);
-        self.gbn_made(fi, seq, size);
-        self.new_data(fi, t, size, seq as i32, FLAG_GBN)
     }
 
     /// Size of the flow's next frame: a full frame, or a finite flow's remainder (at least 64 B).
@@ -93,8 +91,8 @@ impl<'a> Sim<'a> {
             // (`eager_catch_up`); the next generation event is queued
             return;
         }
-        let pkt = self.make_frame(fi, self.now);
-        self.rl_offer(fi, pkt);
+        let m = self.make_frame(fi, self.now);
+        self.rl_offer(fi, m);
         self.schedule_gen(fi);
     }
 
@@ -134,8 +132,8 @@ impl<'a> Sim<'a> {
                 }
             }
             let t = self.flows[fi].next_gen;
-            let pkt = self.make_frame(fi, t);
-            self.rl_enqueue(fi, pkt);
+            let m = self.make_frame(fi, t);
+            self.rl_enqueue(fi, m);
         }
     }
 
@@ -149,8 +147,8 @@ impl<'a> Sim<'a> {
             return;
         }
         while self.flows[fi].next_gen == now {
-            let pkt = self.make_frame(fi, now);
-            self.rl_enqueue(fi, pkt);
+            let m = self.make_frame(fi, now);
+            self.rl_enqueue(fi, m);
         }
         let next = self.flows[fi].next_gen;
         if next != NEVER {
@@ -223,10 +221,10 @@ impl<'a> Sim<'a> {
             && self.flows[fi].next_gen <= now
             && Self::rl_room(&self.flows[fi])
         {
-            let pkt = self.make_frame(fi, now);
+            let m = self.make_frame(fi, now);
             let f = &mut self.flows[fi];
-            f.rl_q_bytes += self.pkts[pkt as usize].size as u64;
-            f.rl_q.push_back(pkt);
+            f.rl_q_bytes += m.size as u64;
+            f.rl_q.push_back(m);
         }
     }
 
@@ -243,33 +241,35 @@ impl<'a> Sim<'a> {
     }
 
     /// A new frame from the source enters the flow's rate limiter.
-    pub(super) fn rl_offer(&mut self, fi: usize, pkt: u32) {
+    pub(super) fn rl_offer(&mut self, fi: usize, m: Made) {
         let now = self.now;
         let f = &mut self.flows[fi];
-        let size = self.pkts[pkt as usize].size;
         if !Self::rl_limited(f) && f.rl_q.is_empty() {
+            let pkt = self.admit(fi, m);
             self.hand_to_nic(fi, pkt);
             return;
         }
-        if !f.gated && f.rl_q.is_empty() && Self::rl_hold(f) <= now && f.bucket.try_take(now, size)
+        if !f.gated
+            && f.rl_q.is_empty()
+            && Self::rl_hold(f) <= now
+            && f.bucket.try_take(now, m.size)
         {
+            let pkt = self.admit(fi, m);
             self.leave_rl(fi, pkt, true);
             return;
         }
-        self.rl_enqueue(fi, pkt);
+        self.rl_enqueue(fi, m);
     }
 
     /// Append a frame to the rate-limiter queue, or drop it when the queue is full.
-    pub(super) fn rl_enqueue(&mut self, fi: usize, pkt: u32) {
+    pub(super) fn rl_enqueue(&mut self, fi: usize, m: Made) {
         let f = &mut self.flows[fi];
-        let size = self.pkts[pkt as usize].size;
-        if f.rl_q_bytes + size as u64 > f.rl_cap {
+        if f.rl_q_bytes + m.size as u64 > f.rl_cap {
             f.rl_drops += 1;
-            self.release(pkt);
             return;
         }
-        f.rl_q.push_back(pkt);
-        f.rl_q_bytes += size as u64;
+        f.rl_q.push_back(m);
+        f.rl_q_bytes += m.size as u64;
         // A new head needs a departure time. (While the queue is not empty a departure is
         // always pending, except inside `on_rl_release`, which schedules the next one itself.)
         if f.rl_q.len() == 1 && !f.rl_timer.is_armed() && !f.gated {
@@ -281,14 +281,11 @@ impl<'a> Sim<'a> {
     pub(super) fn schedule_rl(&mut self, fi: usize) {
         let now = self.now;
         let f = &mut self.flows[fi];
-        let Some(&head) = f.rl_q.front() else {
+        let Some(head) = f.rl_q.front() else {
             f.rl_timer.cancel();
             return;
         };
-        let at = f
-            .bucket
-            .ready_at(now, self.pkts[head as usize].size)
-            .max(Self::rl_hold(f));
+        let at = f.bucket.ready_at(now, head.size).max(Self::rl_hold(f));
         self.arm_rl(fi, at);
     }
 
@@ -325,19 +322,18 @@ impl<'a> Sim<'a> {
             self.eager_catch_up(fi, now);
         }
         let f = &mut self.flows[fi];
-        let Some(pkt) = f.rl_q.pop_front() else {
+        let Some(m) = f.rl_q.pop_front() else {
             return;
         };
-        let size = self.pkts[pkt as usize].size;
-        f.rl_q_bytes -= size as u64;
+        f.rl_q_bytes -= m.size as u64;
         if Self::rl_limited(f) {
-            f.bucket.take(now, size);
+            f.bucket.take(now, m.size);
         }
         if f.traffic == Traffic::Greedy {
             self.refill(fi, now);
         }
-        let f = &self.flows[fi];
-        let empty = f.rl_q.is_empty();
+        let empty = self.flows[fi].rl_q.is_empty();
+        let pkt = self.admit(fi, m);
         self.leave_rl(fi, pkt, empty);
         if self.flows[fi].gen_lazy && self.flows[fi].rl_q.is_empty() {
             self.schedule_gen(fi);

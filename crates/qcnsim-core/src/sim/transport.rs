@@ -185,12 +185,9 @@ impl<'a> Sim<'a> {
             return;
         }
         // the rate-limiter queue
-        let mut withdrawn = 0u64;
-        while let Some(p) = self.flows[fi].rl_q.pop_front() {
-            self.release(p);
-            withdrawn += 1;
-        }
         let f = &mut self.flows[fi];
+        let mut withdrawn = f.rl_q.len() as u64;
+        f.rl_q.clear();
         f.rl_q_bytes = 0;
         f.rl_timer.cancel();
         // the source NIC's queue (the flow's class queue with PFC)
