@@ -208,59 +208,63 @@ const FLAG_CE: u8 = 2;
 /// `Pkt::flags`: a data frame of a go-back-N flow (its sequence number is in `fb`).
 const FLAG_GBN: u8 = 4;
 
+/// Fields in the order of use (`repr(C)`): what the send of a frame reads and writes first, in
+/// four cache lines (the compiler's own order spread it over all six); statistics and rarely
+/// read settings last.
+#[repr(C)]
 struct Port {
-    node: u32,
-    peer: u32,
-    peer_is_switch: bool,
-    /// Delay from the end of transmission to the frame being queued at the peer's egress
-    /// (propagation + extra delay line + the peer switch's latency).
-    to_peer_queue: SimTime,
-    /// Propagation only (to a host).
-    prop: SimTime,
-    rate: f64,
-    /// Serialisation time of the last frame size seen at the current rate (a cache: frames
-    /// mostly have one size).
-    last_size: u32,
-    last_tx: SimTime,
-    /// Idle time after the frame of `last_size` (the inter-frame gap at the current rate).
-    last_gap: SimTime,
-    /// Wire overhead of every frame on this link, bytes: before it (preamble) and after it (IFG).
-    preamble: u32,
-    ifg: u32,
-    /// The transmitting node is a switch (its data frames count as forwarded).
-    from_switch: bool,
-    cap: Capacity,
-    q: VecDeque<u32>,
-    ctrl: VecDeque<u32>,
-    /// PFC: one data queue per priority and its bytes (empty otherwise; then `q` is used).
-    pq: Vec<VecDeque<u32>>,
-    pq_bytes: Vec<u64>,
-    /// Flow control: frames waiting in `pq` plus flow-control frames waiting to be sent.
-    fc_waiting: u32,
-    q_bytes: u64,
-    busy_until: SimTime,
-    txdone_pending: bool,
     cp: u32,
+    /// Index of the port's BA sensor, or NONE.
+    ba: u32,
     /// DCQCN marking at dequeue: index of the port's marker in `cps` (NONE otherwise; marking
     /// at enqueue goes through `cp`).
     ecn: u32,
-    /// Index of the port's BA sensor, or NONE.
-    ba: u32,
     tput_slot: u32,
+    /// Serialisation time of the last frame size seen at the current rate (a cache: frames
+    /// mostly have one size).
+    last_size: u32,
+    peer: u32,
+    txdone_pending: bool,
+    /// Its transmission-done may use the slot beside the event queue (`prepare_slot`).
+    slot_ok: bool,
+    peer_is_switch: bool,
+    /// The transmitting node is a switch (its data frames count as forwarded).
+    from_switch: bool,
+    /// Flow control: frames waiting in `pq` plus flow-control frames waiting to be sent.
+    fc_waiting: u32,
+    busy_until: SimTime,
+    last_tx: SimTime,
+    /// Idle time after the frame of `last_size` (the inter-frame gap at the current rate).
+    last_gap: SimTime,
+    /// Delay from the end of transmission to the frame being queued at the peer's egress
+    /// (propagation + extra delay line + the peer switch's latency).
+    to_peer_queue: SimTime,
+    q: VecDeque<u32>,
+    ctrl: VecDeque<u32>,
+    cap: Capacity,
+    /// PFC: one data queue per priority and its bytes (empty otherwise; then `q` is used).
+    pq: Vec<VecDeque<u32>>,
+    q_bytes: u64,
+    max_q_bytes: u64,
     // statistics
     tx_frames: u64,
     tx_bytes: u64,
+    q_last_t: SimTime,
+    /// Integral of the queue length over time, byte·ps.
+    q_area: u128,
+    /// Propagation only (to a host).
+    prop: SimTime,
+    rate: f64,
+    node: u32,
+    /// Wire overhead of every frame on this link, bytes: before it (preamble) and after it (IFG).
+    preamble: u32,
+    ifg: u32,
+    pq_bytes: Vec<u64>,
     drop_frames: u64,
     drop_bytes: u64,
     cnm_sent: u64,
     /// BCN messages sent by this port's CP: negative, positive, BCN(0,0).
     bcn_sent: [u64; 3],
-    max_q_bytes: u64,
-    /// Integral of the queue length over time, byte·ps.
-    q_area: u128,
-    q_last_t: SimTime,
-    /// Its transmission-done may use the slot beside the event queue (`prepare_slot`).
-    slot_ok: bool,
 }
 
 impl Port {
@@ -323,6 +327,8 @@ struct Flow {
     rp_timer: LazyTimer,
     /// Time between CBR frames, ps (fractional; frame k is due at cbr_t0 + round(k * gap)).
     cbr_gap_ps: f64,
+    /// A greedy source's gap between frames, `round_ps(cbr_gap_ps)` (one frame time at its rate).
+    greedy_gap: SimTime,
     /// CBR schedule origin: the start, or for a go-back-N flow that went back to frame j at t,
     /// t - round(j * gap) (frame j due at t exactly).
     cbr_t0: SimTime,
@@ -704,6 +710,7 @@ impl<'a> Sim<'a> {
                 (sc.qcn.rl_queue_bytes, sc.qcn.rl_burst_bytes)
             };
             let slot_ps = units::tx_time_f(f.frame_bytes as u64, nic_rate);
+            let cbr_gap_ps = f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps;
             // the rate limiter's start rate: the NIC rate, or CR of a QCN RP active from the
             // start (`cc.qcn.rp.start_rate`; the line rate unless set)
             let start_rate = match &rp {
@@ -744,7 +751,8 @@ impl<'a> Sim<'a> {
                 },
                 rl_timer: LazyTimer::default(),
                 rp_timer: LazyTimer::default(),
-                cbr_gap_ps: f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps,
+                cbr_gap_ps,
+                greedy_gap: round_ps(cbr_gap_ps),
                 cbr_t0: f.start,
                 gbn: gbn_ix[i],
                 // go-back-N receives; hop-by-hop routing defers the arrival (sim/links.rs)

@@ -71,7 +71,7 @@ impl<'a> Sim<'a> {
                 Traffic::Bernoulli => t + (1 + f.rng.geometric(f.p)) * f.slot_ps,
                 Traffic::Poisson => t + Self::poisson_gap(f),
                 // one frame time after this frame entered (it may have waited, see `refill`)
-                Traffic::Greedy => t + round_ps(f.cbr_gap_ps),
+                Traffic::Greedy => t + f.greedy_gap,
             };
             if next < f.stop {
                 f.next_gen = next;
@@ -278,7 +278,14 @@ impl<'a> Sim<'a> {
     }
 
     /// Schedule the departure of the head of the RL queue from the token balance and CR.
+    #[inline(never)]
     pub(super) fn schedule_rl(&mut self, fi: usize) {
+        self.schedule_rl_inline(fi)
+    }
+
+    /// [`Sim::schedule_rl`] inlined into its caller (a departure's own re-pacing).
+    #[inline(always)]
+    fn schedule_rl_inline(&mut self, fi: usize) {
         let now = self.now;
         let f = &mut self.flows[fi];
         let Some(head) = f.rl_q.front() else {
@@ -341,7 +348,7 @@ impl<'a> Sim<'a> {
         let f = &self.flows[fi];
         if !f.rl_q.is_empty() && !f.rl_timer.is_armed() {
             if Self::rl_limited(f) {
-                self.schedule_rl(fi);
+                self.schedule_rl_inline(fi);
             } else {
                 // limiter released with frames waiting: drain at once
                 self.arm_rl(fi, now);
@@ -350,6 +357,7 @@ impl<'a> Sim<'a> {
     }
 
     /// A frame leaves the rate limiter: tell the RP, then hand it to the NIC.
+    #[inline(always)]
     pub(super) fn leave_rl(&mut self, fi: usize, pkt: u32, rl_empty: bool) {
         let now = self.now;
         let size = self.pkts[pkt as usize].size;
