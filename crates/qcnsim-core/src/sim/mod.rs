@@ -190,9 +190,9 @@ struct Pkt {
 
 /// A frame its source has made, waiting in the flow's rate-limiter queue: all a new data frame
 /// carries until it leaves the rate limiter (`Sim::admit` makes it a frame in the arena then).
-/// Half a frame's size, in a ring per flow read in order: a backlogged source's queue (often a
-/// hundred frames) keeps no frame of the arena out of the cache (docs/performance.md, "Greedy
-/// sources, fifth round").
+/// Half the size of a frame in the arena, kept in a ring per flow and read in order, so that a
+/// backlogged source's queue (often a hundred frames) does not push the arena's frames out of
+/// the cache (docs/performance.md, "Greedy sources, fifth round").
 #[derive(Clone, Copy, Debug, Default)]
 struct Made {
     born: SimTime,
