@@ -210,8 +210,8 @@ const FLAG_GBN: u8 = 4;
 
 /// Fields in the order of use (`repr(C)`): what the send of a frame reads and writes first, in
 /// four cache lines (the compiler's own order spread it over all six); statistics and rarely
-/// read settings last.
-#[repr(C)]
+/// read settings last. Aligned to a cache line, so that every port's lines are the same.
+#[repr(C, align(64))]
 struct Port {
     cp: u32,
     /// Index of the port's BA sensor, or NONE.
@@ -294,77 +294,80 @@ impl Port {
     }
 }
 
+/// Fields in the order of use (`repr(C)`): what a frame's generation, departure and delivery
+/// read and write first, in five cache lines (the reaction point and the rarely read settings
+/// after them); with many flows each flow's lines are cold when its next frame comes. Aligned
+/// to a cache line, so that every flow's lines are the same.
+#[repr(C, align(64))]
 struct Flow {
-    src: u32,
-    dst: u32,
-    path: Vec<u32>,
-    frame: u32,
-    traffic: Traffic,
-    rate_bps: f64,
-    start: SimTime,
-    stop: SimTime,
-    size: Option<u64>,
-    /// Bernoulli slot length and probability; Poisson mean gap (ps).
-    slot_ps: SimTime,
-    p: f64,
-    rng: Rng,
-    gen_k: u64,
     /// Time of the next frame, or NEVER.
     next_gen: SimTime,
-    /// No Gen event is pending: frames are generated at the next rate-limiter departure.
-    gen_lazy: bool,
+    gen_k: u64,
     gen_bytes: u64,
-    // rate limiter / reaction point
-    rp: Option<Reaction>,
-    rl_q: VecDeque<Made>,
-    rl_q_bytes: u64,
-    rl_cap: u64,
-    /// The rate limiter's pacer, filled at CR.
-    bucket: TokenBucket,
-    /// Departure of the head of the rate-limiter queue.
-    rl_timer: LazyTimer,
-    /// The RP's rate-increase timer.
-    rp_timer: LazyTimer,
+    gen_frames: u64,
+    stop: SimTime,
+    /// CBR schedule origin: the start, or for a go-back-N flow that went back to frame j at t,
+    /// t - round(j * gap) (frame j due at t exactly).
+    cbr_t0: SimTime,
     /// Time between CBR frames, ps (fractional; frame k is due at cbr_t0 + round(k * gap)).
     cbr_gap_ps: f64,
     /// A greedy source's gap between frames, `round_ps(cbr_gap_ps)` (one frame time at its rate).
     greedy_gap: SimTime,
-    /// CBR schedule origin: the start, or for a go-back-N flow that went back to frame j at t,
-    /// t - round(j * gap) (frame j due at t exactly).
-    cbr_t0: SimTime,
-    /// Go-back-N flow: index into `Sim::gbn` (NONE for open-loop flows).
-    gbn: u32,
-    /// Arrivals need more than counting: a multicast or a go-back-N flow (`deliver_pk`).
-    rx_special: bool,
-    // counters
-    gen_frames: u64,
+    rl_q: VecDeque<Made>,
+    rl_q_bytes: u64,
+    rl_cap: u64,
+    size: Option<u64>,
+    path: Vec<u32>,
     sent_frames: u64,
     sent_bytes: u64,
-    rl_drops: u64,
-    nic_drops: u64,
-    net_drops: u64,
-    rx_frames: u64,
-    rx_bytes: u64,
-    late_frames: u64,
-    delay_sum: f64,
-    finish: Option<SimTime>,
-    cnm_rx: u64,
+    frame: u32,
+    /// Go-back-N flow: index into `Sim::gbn` (NONE for open-loop flows).
+    gbn: u32,
     /// Multicast flow: index into `Sim::mcast` (NONE for unicast).
     mc: u32,
+    src: u32,
+    traffic: Traffic,
+    /// No Gen event is pending: frames are generated at the next rate-limiter departure.
+    gen_lazy: bool,
+    /// Arrivals need more than counting: a multicast or a go-back-N flow (`deliver_pk`).
+    rx_special: bool,
     /// Representative feedback: data frames carry the RP's F̂b and representative CPID.
     rep_fb: bool,
-    /// SONAR and push-back state and counters.
-    tx: transient::FlowTransient,
-    /// BCN messages received: negative, positive, BCN(0,0).
-    bcn_rx: [u64; 3],
-    /// Flow-control class (PFC priority queue; 0 otherwise).
-    class: u8,
     /// The source NIC is paused for this flow's class: its rate limiter sends nothing.
     gated: bool,
+    /// Flow-control class (PFC priority queue; 0 otherwise).
+    class: u8,
     /// How data frames are routed at switches: the fixed `path` ([`links::ROUTE_PATH`]),
     /// spraying ([`links::ROUTE_SPRAY`]: a port drawn per frame) or hop by hop on the routes of
     /// the moment ([`links::ROUTE_LOOKUP`], with link failures).
     route: u8,
+    /// The rate limiter's pacer, filled at CR.
+    bucket: TokenBucket,
+    /// Departure of the head of the rate-limiter queue.
+    rl_timer: LazyTimer,
+    rx_frames: u64,
+    rx_bytes: u64,
+    delay_sum: f64,
+    late_frames: u64,
+    finish: Option<SimTime>,
+    dst: u32,
+    rl_drops: u64,
+    rp: Option<Reaction>,
+    /// SONAR and push-back state and counters.
+    tx: transient::FlowTransient,
+    /// The RP's rate-increase timer.
+    rp_timer: LazyTimer,
+    rate_bps: f64,
+    start: SimTime,
+    /// Bernoulli slot length and probability; Poisson mean gap (ps).
+    slot_ps: SimTime,
+    p: f64,
+    rng: Rng,
+    nic_drops: u64,
+    net_drops: u64,
+    cnm_rx: u64,
+    /// BCN messages received: negative, positive, BCN(0,0).
+    bcn_rx: [u64; 3],
 }
 
 #[derive(Clone, Copy)]
