@@ -292,8 +292,22 @@ impl<'a> Sim<'a> {
             f.rl_timer.cancel();
             return;
         };
-        let at = f.bucket.ready_at(now, head.size).max(Self::rl_hold(f));
+        let size = Self::queued_size(f, head);
+        let at = f.bucket.ready_at(now, size).max(Self::rl_hold(f));
         self.arm_rl(fi, at);
+    }
+
+    /// The size of a frame in the flow's rate-limiter queue. Every frame of an open-ended source
+    /// is a full frame: its size is taken from the flow, so the departure time does not wait for
+    /// the queue's ring to be read (its next line comes from the second-level cache once per
+    /// four frames of a full queue; docs/performance.md, "Greedy sources, fifth round").
+    #[inline(always)]
+    fn queued_size(f: &Flow, m: &Made) -> u32 {
+        if f.size.is_none() {
+            f.frame
+        } else {
+            m.size
+        }
     }
 
     #[inline(always)]
@@ -332,9 +346,10 @@ impl<'a> Sim<'a> {
         let Some(m) = f.rl_q.pop_front() else {
             return;
         };
-        f.rl_q_bytes -= m.size as u64;
+        let size = Self::queued_size(f, &m);
+        f.rl_q_bytes -= size as u64;
         if Self::rl_limited(f) {
-            f.bucket.take(now, m.size);
+            f.bucket.take(now, size);
         }
         if f.traffic == Traffic::Greedy {
             self.refill(fi, now);
