@@ -19,11 +19,7 @@ impl<'a> Sim<'a> {
             // the sender counts retransmissions
             self.gbn_made(fi, seq, size);
         }
-        Made {
-            born: t,
-            size,
-            seq,
-        }
+        Made { born: t, size, seq }
     }
 
     /// A made frame of flow `fi` leaves its rate limiter: a data frame in the arena. A go-back-N
