@@ -193,7 +193,7 @@ struct Pkt {
 /// Half the size of a frame in the arena, kept in a ring per flow and read in order, so that a
 /// backlogged source's queue (often a hundred frames) does not push the arena's frames out of
 /// the cache (docs/performance.md, "Greedy sources, fifth round").
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy)]
 struct Made {
     born: SimTime,
     size: u32,

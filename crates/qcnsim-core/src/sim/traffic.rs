@@ -299,6 +299,8 @@ impl<'a> Sim<'a> {
     /// four frames of a full queue; docs/performance.md, "Greedy sources, fifth round").
     #[inline(always)]
     fn queued_size(f: &Flow, m: &Made) -> u32 {
+        // (what `next_size` made it)
+        debug_assert!(f.size.is_some() || m.size == f.frame);
         if f.size.is_none() {
             f.frame
         } else {
