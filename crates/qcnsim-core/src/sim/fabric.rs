@@ -57,20 +57,15 @@ impl<'a> Sim<'a> {
         let (size, flags) = (pk.size, pk.flags);
         let port = &mut self.ports[pi];
         // (a port with a CP, the common switch port, fails the first test)
-        if port.cp == NONE
+        if port.direct_ok
             && port.q.is_empty()
             && port.ctrl.is_empty()
             && !port.txdone_pending
             && now >= port.busy_until
-            && port.ba == NONE
-            && port.pq.is_empty()
-            && !self.slow
             && flags & FLAG_SPECIAL == 0
             && match port.cap {
-                Capacity::Infinite => true,
                 Capacity::Bytes(b) => size as u64 <= b,
-                Capacity::Frames(n) => n > 0,
-                Capacity::Shared => false,
+                _ => true,
             }
         {
             if size as u64 > port.max_q_bytes {
@@ -154,13 +149,20 @@ impl<'a> Sim<'a> {
         self.kick(pi);
     }
 
-    /// Start transmitting if the port is idle, or make sure a TxDone will come.
-    #[inline]
+    /// Start transmitting if the port is idle, or make sure a TxDone will come. (A port with
+    /// a transmission-done pending, the common case at a congested port, returns at once, without
+    /// a call.)
+    #[inline(always)]
     pub(super) fn kick(&mut self, pi: usize) {
-        let port = &mut self.ports[pi];
-        if port.txdone_pending {
-            return;
+        if !self.ports[pi].txdone_pending {
+            self.kick_waiting(pi);
         }
+    }
+
+    /// [`Sim::kick`] at a port without a transmission-done pending.
+    #[inline(never)]
+    fn kick_waiting(&mut self, pi: usize) {
+        let port = &mut self.ports[pi];
         if self.now >= port.busy_until {
             self.start_next(pi);
         } else {
@@ -216,9 +218,20 @@ impl<'a> Sim<'a> {
             && !self.slow
             && self.flows.iter().all(|f| !f.rx_special)
             && !self.cps.iter().any(|c| matches!(c, CpState::Ecn(_)));
+        let slow = self.slow;
         for p in self.ports.iter_mut() {
             p.slot_ok =
                 run_ok && p.from_switch && !p.peer_is_switch && p.ba == NONE && p.ecn == NONE;
+            // (a failing link changes its ports' capacity: such runs are slow)
+            p.direct_ok = p.cp == NONE
+                && p.ba == NONE
+                && p.pq.is_empty()
+                && !slow
+                && match p.cap {
+                    Capacity::Infinite | Capacity::Bytes(_) => true,
+                    Capacity::Frames(n) => n > 0,
+                    Capacity::Shared => false,
+                };
         }
     }
 
@@ -273,20 +286,23 @@ impl<'a> Sim<'a> {
     fn send_plain(&mut self, pi: usize, pkt: u32) {
         let now = self.now;
         let port = &mut self.ports[pi];
+        // The fields read one by one, not the frame copied: a copy went through the stack and
+        // its size was read back narrower than written, a store-forwarding stall on every send
+        // (docs/performance.md, "Greedy sources, sixth round").
         let slot = &mut self.pkts[pkt as usize];
-        let pk = *slot;
+        let (size, kind, flags, flow) = (slot.size, slot.kind, slot.flags, slot.flow);
         // the node the frame will be at (read for control frames only; a delivered data frame
         // is released)
         slot.at = port.peer;
-        if pk.size != port.last_size {
-            port.set_wire_times(pk.size);
+        if size != port.last_size {
+            port.set_wire_times(size);
         }
         let end = now + port.last_tx;
         port.busy_until = end + port.last_gap;
         port.tx_frames += 1;
-        port.tx_bytes += pk.size as u64;
+        port.tx_bytes += size as u64;
         if port.tput_slot != NONE {
-            self.rec.count_tput(port.tput_slot, end, pk.size);
+            self.rec.count_tput(port.tput_slot, end, size);
         }
         if !port.q.is_empty() || !port.ctrl.is_empty() {
             port.txdone_pending = true;
@@ -295,24 +311,24 @@ impl<'a> Sim<'a> {
         }
         if port.peer_is_switch {
             let t = end + port.to_peer_queue;
-            if pk.kind == KIND_DATA {
+            if kind == KIND_DATA {
                 if port.from_switch {
                     self.frames_forwarded += 1;
-                } else if pk.flags & FLAG_GBN != 0 {
+                } else if flags & FLAG_GBN != 0 {
                     // a go-back-N frame leaves its source NIC (off the switches' path)
-                    self.gbn_on_wire(pk.flow, pk.fb);
+                    self.gbn_on_wire(flow, self.pkts[pkt as usize].fb);
                 }
             }
             self.q.push(t, Ev::SwitchArrive { pkt });
         } else {
             let t = end + port.prop;
-            if pk.kind == KIND_DATA {
+            if kind == KIND_DATA {
                 if port.from_switch {
                     self.frames_forwarded += 1;
-                } else if pk.flags & FLAG_GBN != 0 {
-                    self.gbn_on_wire(pk.flow, pk.fb);
+                } else if flags & FLAG_GBN != 0 {
+                    self.gbn_on_wire(flow, self.pkts[pkt as usize].fb);
                 }
-                self.deliver_pk(pkt, pk, t);
+                self.deliver(pkt, t);
             } else {
                 self.q.push(t, Ev::HostControl { pkt });
             }
@@ -375,40 +391,41 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn on_switch_arrive(&mut self, pkt: u32) {
-        let pk = self.pkts[pkt as usize];
+        // (the fields read one by one: a copy of the whole frame went through the stack)
+        let pk = &mut self.pkts[pkt as usize];
+        let (flow, at) = (pk.flow, pk.at);
         if pk.kind == KIND_DATA {
-            if self.flows[pk.flow as usize].mc != NONE {
+            let hop = pk.hop + 1;
+            let f = &self.flows[flow as usize];
+            if f.mc != NONE {
                 self.mc_forward(pkt);
                 return;
             }
-            let f = &self.flows[pk.flow as usize];
             if f.route == links::ROUTE_LOOKUP {
-                return self.route_lookup(pkt, pk);
+                return self.route_lookup(pkt, self.pkts[pkt as usize]);
             }
-            let hop = pk.hop + 1;
-            self.pkts[pkt as usize].hop = hop;
-            let f = &self.flows[pk.flow as usize];
+            pk.hop = hop;
             let port = if f.route == links::ROUTE_SPRAY {
-                self.spray_port(pk.at as usize, f.dst as usize)
+                self.spray_port(at as usize, f.dst as usize)
             } else {
                 f.path[hop as usize] as usize
             };
             self.enqueue_data(port, pkt);
         } else {
-            match self.feedback_next(pk.at as usize, pk.flow) {
+            match self.feedback_next(at as usize, flow) {
                 Some(port) => self.enqueue_ctrl(port, pkt),
                 None => self.release(pkt),
             }
         }
     }
 
-    /// A data frame of unicast flow `f` is received at `t` (a finite flow completes when all its
-    /// bytes have arrived).
+    /// A data frame of unicast flow `f`, of `size` bytes born at `born`, is received at `t` (a
+    /// finite flow completes when all its bytes have arrived).
     #[inline(always)]
-    pub(super) fn count_rx(f: &mut Flow, pk: &Pkt, t: SimTime) {
+    pub(super) fn count_rx(f: &mut Flow, size: u32, born: SimTime, t: SimTime) {
         f.rx_frames += 1;
-        f.rx_bytes += pk.size as u64;
-        f.delay_sum += units::u64_f64(t - pk.born);
+        f.rx_bytes += size as u64;
+        f.delay_sum += units::u64_f64(t - born);
         if let Some(total) = f.size {
             if f.rx_bytes >= total && f.finish.is_none() {
                 f.finish = Some(t);
@@ -444,17 +461,13 @@ impl<'a> Sim<'a> {
         self.kick(pi);
     }
 
-    /// The data frame reaches its destination host at `t`.
+    /// The data frame reaches its destination host at `t`. (Its fields are read one by one, as
+    /// in `send_plain`; a frame of a multicast or go-back-N flow is copied, off the common path.)
     #[inline(always)]
     pub(super) fn deliver(&mut self, pkt: u32, t: SimTime) {
-        let pk = self.pkts[pkt as usize];
-        self.deliver_pk(pkt, pk, t);
-    }
-
-    /// [`Sim::deliver`] with the frame's fields already at hand.
-    #[inline(always)]
-    fn deliver_pk(&mut self, pkt: u32, pk: Pkt, t: SimTime) {
-        let f = &mut self.flows[pk.flow as usize];
+        let pk = &self.pkts[pkt as usize];
+        let (flow, size, born, flags) = (pk.flow, pk.size, pk.born, pk.flags);
+        let f = &mut self.flows[flow as usize];
         if t > self.end {
             f.late_frames += 1;
         } else if f.rx_special {
@@ -465,19 +478,20 @@ impl<'a> Sim<'a> {
             }
             // a go-back-N receiver decides what counts as received (sim/transport.rs)
             if f.gbn != NONE {
-                self.gbn_receive(pk, t);
+                self.gbn_receive(self.pkts[pkt as usize], t);
             } else {
                 f.rx_frames += 1;
-                f.rx_bytes += pk.size as u64;
-                f.delay_sum += units::u64_f64(t - pk.born);
-                self.mc_delivered(pk.flow as usize, pk.hop, pk.size, t);
+                f.rx_bytes += size as u64;
+                f.delay_sum += units::u64_f64(t - born);
+                let hop = self.pkts[pkt as usize].hop;
+                self.mc_delivered(flow as usize, hop, size, t);
             }
         } else {
-            Self::count_rx(f, &pk, t);
+            Self::count_rx(f, size, born, t);
         }
         // DCQCN: a CE-marked frame that arrives within the run reaches its notification point
-        if pk.flags & FLAG_CE != 0 && t <= self.end {
-            self.np_marked(pk.flow, t);
+        if flags & FLAG_CE != 0 && t <= self.end {
+            self.np_marked(flow, t);
         }
         // release(pkt) of a data frame
         self.live_data -= 1;

@@ -158,7 +158,7 @@ impl<'a> Sim<'a> {
     }
 
     /// A data frame of a [`ROUTE_LOOKUP`] flow reaches its destination host now (its arrival
-    /// was deferred from the start of its last transmission, `deliver_pk`).
+    /// was deferred from the start of its last transmission, `deliver`).
     pub(super) fn on_arrive(&mut self, pkt: u32) {
         let pk = self.pkts[pkt as usize];
         let ip = self.last_port(&pk);
@@ -170,7 +170,7 @@ impl<'a> Sim<'a> {
         if self.flows[pk.flow as usize].gbn != NONE {
             self.gbn_receive(pk, now);
         } else {
-            Self::count_rx(&mut self.flows[pk.flow as usize], &pk, now);
+            Self::count_rx(&mut self.flows[pk.flow as usize], pk.size, pk.born, now);
         }
         if pk.flags & FLAG_CE != 0 {
             self.np_marked(pk.flow, now);

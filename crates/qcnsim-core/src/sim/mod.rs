@@ -227,6 +227,9 @@ struct Port {
     txdone_pending: bool,
     /// Its transmission-done may use the slot beside the event queue (`prepare_slot`).
     slot_ok: bool,
+    /// What never changes during a run allows a frame to go straight to the wire when the port
+    /// is idle and empty (`send_direct`; set by `prepare_slot`).
+    direct_ok: bool,
     peer_is_switch: bool,
     /// The transmitting node is a switch (its data frames count as forwarded).
     from_switch: bool,
@@ -329,7 +332,7 @@ struct Flow {
     traffic: Traffic,
     /// No Gen event is pending: frames are generated at the next rate-limiter departure.
     gen_lazy: bool,
-    /// Arrivals need more than counting: a multicast or a go-back-N flow (`deliver_pk`).
+    /// Arrivals need more than counting: a multicast or a go-back-N flow (`deliver`).
     rx_special: bool,
     /// Representative feedback: data frames carry the RP's F̂b and representative CPID.
     rep_fb: bool,
@@ -659,6 +662,7 @@ impl<'a> Sim<'a> {
                 q_area: 0,
                 q_last_t: 0,
                 slot_ok: false,
+                direct_ok: false,
             });
         }
         rec.tput_bytes = vec![0; rec.tput_ports.len() * rec.nbins];

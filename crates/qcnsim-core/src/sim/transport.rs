@@ -85,7 +85,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// A data frame of a gbn flow reaches its receiver at `t` within the run (`deliver_pk`
+    /// A data frame of a gbn flow reaches its receiver at `t` within the run (`deliver`
     /// counts late frames, hands CE marks to DCQCN and releases the frame).
     #[inline(never)]
     pub(super) fn gbn_receive(&mut self, pk: Pkt, t: SimTime) {
