@@ -929,7 +929,7 @@ impl<'a> Sim<'a> {
     ) -> Result<(), RunError> {
         while let Some((t, ev)) = self.q.take_min() {
             // the slot's transmission-done, when it comes first
-            if self.slot_t <= t && self.fire_slot(t, self.q.last_seq()) {
+            if self.slot_t <= t && self.fire_slot_inline(t, self.q.last_seq()) {
                 // it made events: this one may no longer be the earliest
                 self.q.push_keyed(t, self.q.last_seq(), ev);
                 continue;
