@@ -180,8 +180,8 @@ impl<'a> Sim<'a> {
         self.fire_slot_inline(t, seq)
     }
 
-    /// [`Sim::fire_slot`] inlined into the event loop (a call there cost 5 to 7 % of the greedy
-    /// benchmark's time in 201 alternated rounds: docs/performance.md, "Greedy sources, sixth
+    /// [`Sim::fire_slot`] inlined into the event loop (a call there cost about 7 % of the greedy
+    /// benchmark's time, 201 alternated rounds: docs/performance.md, "Greedy sources, sixth
     /// round").
     #[inline(always)]
     pub(super) fn fire_slot_inline(&mut self, t: SimTime, seq: u64) -> bool {
