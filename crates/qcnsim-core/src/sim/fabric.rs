@@ -4,7 +4,7 @@ use super::*;
 
 /// Schedule the transmission-done of port `$pi` (borrowed as `$port`) at `$t`. At a port whose
 /// next transmission makes no event (a switch port towards a host, delivering data inline, with
-/// no control frame waiting; see `prepare_slot`), it goes to the slot beside the event queue
+/// no control frame waiting; see `prepare_ports`), it goes to the slot beside the event queue
 /// when the slot is free: no push, no pop. It takes the sequence number the push would have
 /// taken, and the event loop fires it exactly where the queue would have popped it
 /// (`fire_slot`). A macro, not a method: the caller holds the port borrowed, and the slot and the
@@ -174,7 +174,7 @@ impl<'a> Sim<'a> {
 
     /// Fire the slot's transmission-done (and those it schedules in turn) while it comes before
     /// the event `(t, seq)` and within the run. Returns whether that made any event (never at
-    /// the ports `prepare_slot` admits; a guard). Out of line, for the end of the run.
+    /// the ports `prepare_ports` admits; a guard). Out of line, for the end of the run.
     #[inline(never)]
     pub(super) fn fire_slot(&mut self, t: SimTime, seq: u64) -> bool {
         self.fire_slot_inline(t, seq)
@@ -217,11 +217,14 @@ impl<'a> Sim<'a> {
         self.slot_t = NEVER;
     }
 
-    /// Which ports may use the transmission-done slot: switch ports towards a host, without a
-    /// BA sensor or dequeue marking, in a run where delivering a data frame makes no event (no
-    /// go-back-N, multicast or failing links at any receiver, no ECN marking anywhere) and ports
-    /// take the plain path (no flow control or shared memory).
-    pub(super) fn prepare_slot(&mut self) {
+    /// The ports' shortcuts, from what does not change during the run. Which ports may use the
+    /// transmission-done slot: switch ports towards a host, without a BA sensor or dequeue
+    /// marking, in a run where delivering a data frame makes no event (no go-back-N, multicast or
+    /// failing links at any receiver, no ECN marking anywhere) and ports take the plain path (no
+    /// flow control or shared memory). Which may send a frame straight to the wire when idle and
+    /// empty (`send_direct`): ports that nothing watches (no CP, BA sensor or PFC queues) on the
+    /// plain path, whose capacity is their own.
+    pub(super) fn prepare_ports(&mut self) {
         let run_ok = self.slot_on
             && !self.slow
             && self.flows.iter().all(|f| !f.rx_special)

@@ -225,10 +225,10 @@ struct Port {
     last_size: u32,
     peer: u32,
     txdone_pending: bool,
-    /// Its transmission-done may use the slot beside the event queue (`prepare_slot`).
+    /// Its transmission-done may use the slot beside the event queue (`prepare_ports`).
     slot_ok: bool,
     /// What never changes during a run allows a frame to go straight to the wire when the port
-    /// is idle and empty (`send_direct`; set by `prepare_slot`).
+    /// is idle and empty (`send_direct`; set by `prepare_ports`).
     direct_ok: bool,
     peer_is_switch: bool,
     /// The transmitting node is a switch (its data frames count as forwarded).
@@ -896,7 +896,7 @@ impl<'a> Sim<'a> {
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<(), RunError> {
         let wall = Instant::now();
         let mut last_report = 0.0f64;
-        self.prepare_slot();
+        self.prepare_ports();
         loop {
             self.event_loop(progress, wall, &mut last_report)?;
             // the queue is empty or beyond the end: the slot's last transmissions within it (a
