@@ -2,8 +2,10 @@
 //! its relatives). Pure Rust; the Python bindings live in the `qcnsim-py` crate.
 //!
 //! Layers: [`scenario`] (TOML → validated model) → [`sim`] (network, traffic and congestion
-//! management on the [`engine`]) → [`api::RunOutput`] column tables (+ [`summary`]); or →
-//! [`fluid`] (the QCN and DCQCN fluid models solved from the same scenario).
+//! management on the [`engine`]) → [`table::RunOutput`] column tables (+ [`summary`]); or →
+//! [`fluid`] (the QCN and DCQCN fluid models solved from the same scenario). [`api`] is the entry
+//! point on top. Imports point down only, in this order (tests/layering.rs keeps it so):
+//! `units`, `table` < `engine`, `net` < `proto` < `scenario` < `summary` < `sim`, `fluid` < `api`.
 
 pub mod api;
 pub mod engine;
@@ -13,4 +15,5 @@ pub mod proto;
 pub mod scenario;
 pub mod sim;
 pub mod summary;
+pub mod table;
 pub mod units;

@@ -3,9 +3,9 @@
 //! until the bottleneck throughput, binned at `metrics.throughput_bin`, first reaches
 //! `analysis.recovery_fraction` of the restored capacity.
 
-use crate::api::{ColumnData, Table};
 use crate::proto::nic_fb::Feedback;
 use crate::scenario::{CcMode, Scenario};
+use crate::table::{ColumnData, Table};
 use crate::units::{self, SimTime};
 
 #[derive(Default)]

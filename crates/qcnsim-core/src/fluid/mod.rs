@@ -19,9 +19,10 @@
 pub mod dcqcn;
 pub mod qcn;
 
-use crate::api::{Column, ColumnData, RunOutput, ScenarioError, Table};
 use crate::scenario::fluid::FluidModel;
+use crate::scenario::ScenarioError;
 use crate::scenario::{Capacity, NodeKind, Scenario};
+use crate::table::{Column, ColumnData, RunOutput, Table};
 use crate::units::{self, SimTime, SEC};
 
 /// The value of a quantity `delay` steps ago: a ring buffer written once per step. Before the

@@ -6,7 +6,7 @@
 
 use super::reader::TableReader;
 use super::{CcMode, Scenario};
-use crate::api::ScenarioError;
+use crate::scenario::ScenarioError;
 use crate::units::{self, SimTime};
 use serde_json::Value as Json;
 

@@ -6,9 +6,9 @@ use super::flow_control::{self, FcMode};
 use super::params::{self, spec, SB};
 use super::reader::{Res, TableReader};
 use super::{Capacity, NodeKind, PortIx, Scenario};
-use crate::api::ScenarioError;
 use crate::proto::buffer::{Mmu, MmuConfig, Threshold, XoffScope};
 use crate::proto::pause;
+use crate::scenario::ScenarioError;
 
 /// A threshold as configured (bytes, before the conversion to cells).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -5,7 +5,7 @@
 //! entries are numbered after expansion in error paths and in the resolved scenario.
 
 use super::reader::Res;
-use crate::api::ScenarioError;
+use crate::scenario::ScenarioError;
 use toml::Value;
 
 pub const EXPANDABLE: [&str; 4] = ["hosts", "switches", "links", "flows"];

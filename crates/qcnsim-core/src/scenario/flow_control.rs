@@ -4,8 +4,8 @@
 use super::params::{self, spec, FC};
 use super::reader::{show, Res, TableReader};
 use super::{Capacity, NodeKind, PortIx, Scenario};
-use crate::api::ScenarioError;
 use crate::proto::pause::{self, LinkHeadroom};
+use crate::scenario::ScenarioError;
 use crate::units::{self, SimTime};
 use serde_json::Value as Json;
 use toml::Value;

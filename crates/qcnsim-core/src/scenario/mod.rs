@@ -16,13 +16,14 @@ pub mod topology;
 pub mod transport;
 pub mod workload;
 
-use crate::api::ScenarioError;
+mod error;
 use crate::proto::bcn::{BcnCpParams, BcnRpParams};
 use crate::proto::multicast::McFeedback;
 use crate::proto::nic_fb::{Feedback, NicFbParams};
 use crate::proto::qcn_cp::CpParams;
 use crate::proto::qcn_rp::RpParams;
 use crate::units::{self, SimTime};
+pub use error::ScenarioError;
 use flow_control::FlowControlSpec;
 use reader::{show, Res, TableReader};
 use serde_json::{json, Map, Value as Json};

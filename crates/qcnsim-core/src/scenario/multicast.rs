@@ -10,7 +10,7 @@
 
 use super::reader::{Res, TableReader};
 use super::{names, port_ref, NodeKind, PortIx, Scenario};
-use crate::api::ScenarioError;
+use crate::scenario::ScenarioError;
 use serde_json::Value as Json;
 use std::collections::VecDeque;
 

@@ -2,7 +2,7 @@
 //! that knows its dotted field path, every key that is not read is an error, and every value
 //! read (or defaulted) is recorded in a resolved JSON mirror for `run.json`.
 
-use crate::api::ScenarioError;
+use crate::scenario::ScenarioError;
 use crate::units::{self, SimTime};
 use serde_json::{Map, Value as Json};
 use toml::{Table, Value};

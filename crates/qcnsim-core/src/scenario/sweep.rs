@@ -10,7 +10,7 @@
 //! run independent of the size of the sweep.
 
 use super::reader::{show, Res, TableReader};
-use crate::api::ScenarioError;
+use crate::scenario::ScenarioError;
 use serde_json::{Map, Value as Json};
 use toml::Value;
 

@@ -11,7 +11,7 @@
 //! `core0..`. Link keys are `A-B` with the lower tier first, `#k` for the k-th parallel link.
 
 use super::reader::{show, Res, TableReader};
-use crate::api::ScenarioError;
+use crate::scenario::ScenarioError;
 use crate::units;
 use serde_json::Value as Json;
 use std::collections::HashMap;

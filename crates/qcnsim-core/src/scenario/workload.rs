@@ -15,9 +15,9 @@
 //! run's seed.
 
 use super::reader::{show, Res, TableReader};
-use crate::api::ScenarioError;
 use crate::engine::rng::kinds;
 use crate::engine::{Rng, StreamId};
+use crate::scenario::ScenarioError;
 use crate::units::{self, SimTime};
 use serde_json::Value as Json;
 use toml::{Table, Value};

@@ -12,7 +12,6 @@
 //!   (the arrival instant is known exactly then), which saves one event per frame; frames whose
 //!   arrival falls after the end of the run count as in flight.
 
-use crate::api::{ColumnData, RunError, RunOutput, Table};
 use crate::engine::rng::kinds;
 use crate::engine::{EventQueue, LazyTimer, Popped, Rng, StreamId};
 use crate::net::TokenBucket;
@@ -23,12 +22,15 @@ use crate::proto::qcn_cp::Cp;
 use crate::proto::qcn_rp::{Rp, RpOutput, TimerCmd};
 use crate::scenario::flow_control::FcMode;
 use crate::scenario::{Capacity, CcMode, NodeKind, Scenario, Traffic};
+use crate::table::{ColumnData, RunOutput, Table};
 use crate::units::{self, round_ps, SimTime};
 use cm::{CpState, Reaction};
 use std::collections::VecDeque;
 use std::time::Instant;
 
 mod bcn;
+mod error;
+pub use error::RunError;
 mod buffer;
 mod cm;
 mod dcqcn;

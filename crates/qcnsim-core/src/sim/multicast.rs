@@ -10,8 +10,8 @@
 //! counted as delivered, dropped or in flight like any other.
 
 use super::*;
-use crate::api::Table;
 use crate::proto::qcn_cp::CpSample;
+use crate::table::Table;
 
 /// Per multicast flow: its tree's shape and what each member received.
 pub(super) struct McFlow {
