@@ -20,15 +20,14 @@ In a notebook, Scenario, Results and SweepResults render as HTML tables; the com
 ``qcnsim --help`` (``qcnsim params``, ``qcnsim reproduce --list``).
 """
 
-from . import _core
+from . import _core  # noqa: F401  (qcnsim._core stays an attribute of the package, as before)
 from ._errors import ScenarioError
+from ._version import __version__
 from .outputs import OutputError
 from .results import Results, with_seconds
 from .run import fluid, run
 from .scenario import Scenario
 from .sweeps import SweepResults, sweep
-
-__version__: str = _core.version()
 
 __all__ = [
     "Scenario", "run", "fluid", "Results", "ScenarioError", "OutputError", "sweep", "SweepResults",

@@ -59,7 +59,7 @@ def _set_arg(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from ._version import __version__
 
     ap = argparse.ArgumentParser(
         prog="qcnsim",
@@ -145,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _print_summary(res) -> None:
-    from .reproduce import to_markdown
+    from ._tables import to_markdown
 
     if res.summary.height:
         print(to_markdown(res.summary).rstrip("\n"))

@@ -284,7 +284,7 @@ def _cpu_model() -> str:
 
 
 def run_metadata(quick: bool, seed: Optional[int], started: float, wall_s: float) -> Dict[str, str]:
-    from . import __version__
+    from ._version import __version__
 
     return {
         "qcnsim": __version__,

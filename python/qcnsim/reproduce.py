@@ -30,6 +30,7 @@ import polars as pl
 
 from . import plot
 from ._errors import ScenarioError
+from ._tables import to_markdown  # also qcnsim.reproduce.to_markdown, its old place
 from .outputs import check_reproduce_dir, check_result_dir, mark_reproduce_dir
 from .results import RUN_JSON, Results, is_complete
 from .run import run
@@ -317,21 +318,6 @@ def combined_summary(runs: Sequence[tuple]) -> pl.DataFrame:
                             schema={"variant": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64,
                                     "unit": pl.Utf8, "detail": pl.Utf8})
     return pl.concat(frames, how="diagonal_relaxed")
-
-
-def _cell(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return str(v).replace("|", "\\|").replace("\n", " ")
-
-
-def to_markdown(df: pl.DataFrame) -> str:
-    lines = ["| " + " | ".join(df.columns) + " |", "|" + "|".join("---" for _ in df.columns) + "|"]
-    for row in df.iter_rows():
-        lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
-    return "\n".join(lines) + "\n"
 
 
 @dataclass

@@ -76,8 +76,8 @@ class Results:
     @classmethod
     def _from_core(cls, raw: Mapping[str, Any], *, scenario_name: str = "", overrides=(), scenario=None,
                    started: Optional[str] = None) -> "Results":
-        from . import __version__
         from ._provenance import provenance
+        from ._version import __version__
 
         resolved = json.loads(raw["resolved"])
         wall_s = float(raw["wall_s"])

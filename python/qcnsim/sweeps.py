@@ -921,7 +921,7 @@ def sweep(
 
 def format_aggregate(res: SweepResults, max_rows: int = 40) -> str:
     """A compact text table of the aggregate (for the CLI)."""
-    from .reproduce import to_markdown
+    from ._tables import to_markdown
 
     df = res.aggregate
     if df.height == 0:

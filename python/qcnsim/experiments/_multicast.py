@@ -28,7 +28,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
-from ..reproduce import to_markdown  # noqa: E402
+from .._tables import to_markdown  # noqa: E402
 from ..results import Results  # noqa: E402
 from ..scenario import Scenario  # noqa: E402
 from ..sweeps import sweep  # noqa: E402

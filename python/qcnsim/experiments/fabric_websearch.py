@@ -37,7 +37,7 @@ def post(ctx):
     figs = [p for p in [plot.save(plot.fct_slowdown(ctx.runs), ctx.out_dir / "fct_slowdown.png")] if p is not None]
     t = fct_table(ctx.runs)
     t.write_csv(ctx.out_dir / "fct.csv")
-    from ..reproduce import to_markdown
+    from .._tables import to_markdown
 
     (ctx.out_dir / "fct.md").write_text(f"# {ctx.name}: FCT slowdown per size bin\n\n{to_markdown(t)}",
                                         encoding="utf-8")

@@ -46,7 +46,7 @@ PUBLISHED = [
 ]
 
 from .. import plot  # noqa: E402
-from ..reproduce import to_markdown  # noqa: E402
+from .._tables import to_markdown  # noqa: E402
 
 BOTTLENECK = "sw->sink"
 

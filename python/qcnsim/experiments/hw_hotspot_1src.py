@@ -226,7 +226,7 @@ def post(ctx):
     figs = [f for f in [by_hotspot_figure(ctx.runs, ctx.out_dir / "by_hotspot.png")] if f is not None]
     rec = recovery_table(ctx.runs)
     rec.write_csv(ctx.out_dir / "recovery.csv")
-    from ..reproduce import to_markdown
+    from .._tables import to_markdown
 
     md = to_markdown(rec)
     (ctx.out_dir / "recovery.md").write_text(f"# {ctx.name}: recovery time after the hotspot (10 ms and 1 ms bins)\n\n{md}",

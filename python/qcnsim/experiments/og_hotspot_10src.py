@@ -26,8 +26,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
+from .._tables import to_markdown  # noqa: E402
 from ..plot import DPI  # noqa: E402
-from ..reproduce import to_markdown  # noqa: E402
 
 PS = 1e12
 
