@@ -11,13 +11,13 @@ impl<'a> Sim<'a> {
     /// The BCN CP of port `pi` (CP slot `cpi`) sees data frame `pkt`: a negative BCN, a
     /// positive BCN (only to frames tagged with this CP) or a BCN(0,0) goes to its source.
     pub(super) fn bcn_cp_enqueue(&mut self, pi: usize, cpi: usize, pkt: u32, qlen: u64, size: u32) {
-        let pk = &self.pkts[pkt as usize];
+        let pk = &self.core.pkts[pkt as usize];
         let tagged = pk.cpid == pi as u32;
         let flow = pk.flow;
         let CpState::Bcn(cp) = &mut self.cps[cpi] else {
             return;
         };
-        let p = &self.sc.bcn.cp;
+        let p = &self.core.sc.bcn.cp;
         let Some(s) = cp.on_enqueue(p, qlen, size, tagged) else {
             return;
         };

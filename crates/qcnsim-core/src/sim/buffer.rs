@@ -203,11 +203,11 @@ impl<'a> Sim<'a> {
     /// switch has a shared memory, that memory decides (and the frame is charged when admitted).
     #[inline(never)]
     pub(super) fn buf_admit(&mut self, pi: usize, pkt: u32) -> bool {
-        if self.ports[pi].cap != Capacity::Shared {
+        if self.core.ports[pi].cap != Capacity::Shared {
             return false;
         }
-        let pk = self.pkts[pkt as usize];
-        let class = self.flows[pk.flow as usize].class as usize;
+        let pk = self.core.pkts[pkt as usize];
+        let class = self.core.flows[pk.flow as usize].class as usize;
         let input = self.input_port(pk.flow, pk.hop);
         let b = &mut self.buf;
         let nc = b.nc;
@@ -236,7 +236,7 @@ impl<'a> Sim<'a> {
     /// A data frame of `flow` queued at path entry `hop`, `size` bytes, left egress port `pi`
     /// of a shared-buffer switch.
     pub(super) fn buf_release(&mut self, pi: usize, flow: u32, hop: u16, size: u32) {
-        let class = self.flows[flow as usize].class as usize;
+        let class = self.core.flows[flow as usize].class as usize;
         let input = self.input_port(flow, hop);
         let b = &mut self.buf;
         let nc = b.nc;
@@ -287,9 +287,9 @@ impl<'a> Sim<'a> {
             return self.fc_start_next(pi);
         }
         // a shared memory without flow control: the frame `plain_start_next` takes, if data
-        let port = &self.ports[pi];
+        let port = &self.core.ports[pi];
         let data = if port.cap == Capacity::Shared && port.ctrl.is_empty() {
-            port.q.front().map(|&d| self.pkts[d as usize])
+            port.q.front().map(|&d| self.core.pkts[d as usize])
         } else {
             None
         };

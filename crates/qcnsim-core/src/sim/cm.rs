@@ -127,7 +127,7 @@ impl<'a> Sim<'a> {
     /// queue now holds `qlen` bytes (including the frame).
     #[inline]
     pub(super) fn cp_enqueue(&mut self, pi: usize, pkt: u32, qlen: u64, size: u32) {
-        let cpi = self.ports[pi].cp as usize;
+        let cpi = self.core.ports[pi].cp as usize;
         match &self.cps[cpi] {
             CpState::Qcn(_) => self.qcn_cp_enqueue(pi, cpi, pkt, qlen, size),
             CpState::Bcn(_) => self.bcn_cp_enqueue(pi, cpi, pkt, qlen, size),
@@ -140,36 +140,36 @@ impl<'a> Sim<'a> {
     /// message: QCN CNMs, BCN messages, SONAR echoes and push-back Fb99 (sim/transient.rs),
     /// NIC-side ConMes (sim/nicfb.rs); each kind has its size, counter and event record here.
     pub(super) fn send_feedback(&mut self, cp_port: usize, flow: u32, kind: u8, payload: i32) {
-        let now = self.now;
-        let sw = self.ports[cp_port].node as usize;
+        let now = self.core.now;
+        let sw = self.core.ports[cp_port].node as usize;
         let Some(out) = self.feedback_next(sw, flow) else {
             return;
         };
         let (rec_kind, size) = match kind {
             KIND_CNM => {
-                self.ports[cp_port].cnm_sent += 1;
-                (Some(REC_CNM_SENT), self.sc.qcn.cnm_bytes)
+                self.core.ports[cp_port].cnm_sent += 1;
+                (Some(REC_CNM_SENT), self.core.sc.qcn.cnm_bytes)
             }
             KIND_BCN | KIND_BCN0 => {
-                self.ports[cp_port].bcn_sent[bcn_index(kind, payload)] += 1;
+                self.core.ports[cp_port].bcn_sent[bcn_index(kind, payload)] += 1;
                 let rec = if kind == KIND_BCN0 {
                     REC_BCN0_SENT
                 } else {
                     REC_BCN_SENT
                 };
-                (Some(rec), self.sc.bcn.msg_bytes)
+                (Some(rec), self.core.sc.bcn.msg_bytes)
             }
             KIND_CONMES => {
                 self.nicfb.conmes_sent[cp_port] += 1;
-                (None, self.sc.qcn.nic.conmes_frame_bytes)
+                (None, self.core.sc.qcn.nic.conmes_frame_bytes)
             }
             _ => (
                 Some(self.transient_sent(cp_port, kind)),
-                self.sc.qcn.cnm_bytes,
+                self.core.sc.qcn.cnm_bytes,
             ),
         };
-        if let Some(rec_kind) = rec_kind.filter(|&k| self.rec.wants(k)) {
-            self.rec.event(EvRec {
+        if let Some(rec_kind) = rec_kind.filter(|&k| self.core.rec.wants(k)) {
+            self.core.rec.event(EvRec {
                 t: now,
                 kind: rec_kind,
                 node: cp_port as u32,
@@ -188,13 +188,13 @@ impl<'a> Sim<'a> {
             at: sw as u32,
             flags: 0,
         });
-        let latency = self.sc.feedback_latency;
+        let latency = self.core.sc.feedback_latency;
         if latency == 0 {
             self.enqueue_ctrl(out, pkt);
         } else {
             // `cc.feedback_latency`: the message enters the CP switch's control queue later, as
             // if it arrived there (routed towards the source then).
-            self.q.push(now + latency, Ev::SwitchArrive { pkt });
+            self.core.q.push(now + latency, Ev::SwitchArrive { pkt });
         }
     }
 
@@ -204,13 +204,16 @@ impl<'a> Sim<'a> {
     pub(super) fn feedback_next(&self, at: usize, flow: u32) -> Option<usize> {
         if let Some(ls) = &self.links {
             // link failures: the routes of the moment
-            return ls.routes.next(at, self.flows[flow as usize].src as usize);
+            return ls
+                .routes
+                .next(at, self.core.flows[flow as usize].src as usize);
         }
         if self.rev_route.is_empty() {
             return self
+                .core
                 .sc
                 .routes
-                .next(at, self.flows[flow as usize].src as usize);
+                .next(at, self.core.flows[flow as usize].src as usize);
         }
         self.rev_route.port(flow as usize, at)
     }
@@ -218,7 +221,7 @@ impl<'a> Sim<'a> {
     /// A control frame reaches its destination host: count and record it, then let the flow's
     /// reaction point react, and apply what it asks for.
     pub(super) fn on_host_control(&mut self, pkt: u32) {
-        let pk = self.pkts[pkt as usize];
+        let pk = self.core.pkts[pkt as usize];
         self.release(pkt);
         self.host_react(pk);
     }
@@ -227,14 +230,14 @@ impl<'a> Sim<'a> {
     /// NIC made itself from ConMes, sim/nicfb.rs).
     pub(super) fn host_react(&mut self, pk: Pkt) {
         let fi = pk.flow as usize;
-        let now = self.now;
+        let now = self.core.now;
         let rec_kind = match pk.kind {
             KIND_CNM => {
-                self.flows[fi].cnm_rx += 1;
+                self.core.flows[fi].cnm_rx += 1;
                 Some(REC_CNM_RX)
             }
             KIND_BCN | KIND_BCN0 => {
-                self.flows[fi].bcn_rx[bcn_index(pk.kind, pk.fb)] += 1;
+                self.core.flows[fi].bcn_rx[bcn_index(pk.kind, pk.fb)] += 1;
                 if pk.kind == KIND_BCN0 {
                     Some(REC_BCN0_RX)
                 } else {
@@ -260,16 +263,16 @@ impl<'a> Sim<'a> {
                 return;
             }
         };
-        if let Some(rec_kind) = rec_kind.filter(|&k| self.rec.wants(k)) {
-            self.rec.event(EvRec {
+        if let Some(rec_kind) = rec_kind.filter(|&k| self.core.rec.wants(k)) {
+            self.core.rec.event(EvRec {
                 t: now,
                 kind: rec_kind,
-                node: self.flows[fi].src,
+                node: self.core.flows[fi].src,
                 flow: pk.flow,
                 value: pk.fb as i64,
             });
         }
-        let f = &mut self.flows[fi];
+        let f = &mut self.core.flows[fi];
         let Some(rp) = f.rp.as_mut() else {
             return;
         };
@@ -280,7 +283,7 @@ impl<'a> Sim<'a> {
             }
             Reaction::Qcn { rp, p } if pk.kind == KIND_CNP => rp.on_cnp(p, now),
             Reaction::Bcn { rp, p } if pk.kind != KIND_CNM && pk.kind != KIND_CNP => {
-                Self::bcn_react(self.sc, rp, p, now, &pk)
+                Self::bcn_react(self.core.sc, rp, p, now, &pk)
             }
             _ => RpOutput::NONE,
         };
@@ -288,14 +291,14 @@ impl<'a> Sim<'a> {
             // a newly allocated rate limiter starts with a full (or, `cc.rl_start = "empty"`,
             // an empty) bucket
             f.bucket.set_rate(now, rp.current_rate());
-            if self.sc.rl_start_full {
+            if self.core.sc.rl_start_full {
                 f.bucket.fill(now);
             } else {
                 f.bucket.empty(now);
             }
         }
         self.rp_output(fi, out, now);
-        if pk.kind == KIND_CNM && self.flows[fi].tx.sonar_on() {
+        if pk.kind == KIND_CNM && self.core.flows[fi].tx.sonar_on() {
             self.sonar_on_cnm(fi);
         }
     }

@@ -45,18 +45,18 @@ impl<'a> Sim<'a> {
     /// queue is the frame's priority queue.
     #[inline(never)]
     pub(super) fn ecn_mark(&mut self, pi: usize, cpi: usize, pkt: u32) {
-        let flow = self.pkts[pkt as usize].flow as usize;
-        let port = &self.ports[pi];
+        let flow = self.core.pkts[pkt as usize].flow as usize;
+        let port = &self.core.ports[pi];
         let q = if port.pq.is_empty() {
             port.q_bytes
         } else {
-            port.pq_bytes[self.flows[flow].class as usize]
+            port.pq_bytes[self.core.flows[flow].class as usize]
         };
         let CpState::Ecn(cp) = &mut self.cps[cpi] else {
             return;
         };
-        if cp.mark(&self.sc.dcqcn.ecn, q) {
-            let pk = &mut self.pkts[pkt as usize];
+        if cp.mark(&self.core.sc.dcqcn.ecn, q) {
+            let pk = &mut self.core.pkts[pkt as usize];
             if pk.flags & FLAG_CE == 0 {
                 pk.flags |= FLAG_CE;
                 self.dc.marked[flow] += 1;
@@ -73,7 +73,7 @@ impl<'a> Sim<'a> {
             return;
         };
         if let Some(at) = np.on_marked(self.dc.cnp_interval, t) {
-            self.q.push(at, Ev::Cnp { flow });
+            self.core.q.push(at, Ev::Cnp { flow });
         }
     }
 
@@ -81,15 +81,15 @@ impl<'a> Sim<'a> {
     /// queue.
     #[inline(never)]
     pub(super) fn send_cnp(&mut self, flow: u32) {
-        let now = self.now;
-        let dst = self.flows[flow as usize].dst as usize;
+        let now = self.core.now;
+        let dst = self.core.flows[flow as usize].dst as usize;
         let Some(out) = self.feedback_next(dst, flow) else {
             return;
         };
         self.dc.cnp_sent[flow as usize] += 1;
         let pkt = self.alloc(Pkt {
             born: now,
-            size: self.sc.dcqcn.cnp_bytes,
+            size: self.core.sc.dcqcn.cnp_bytes,
             flow,
             hop: 0,
             kind: KIND_CNP,

@@ -114,7 +114,7 @@ impl Guard {
 impl<'a> Sim<'a> {
     /// Whether egress port `p` has frames waiting in class `c`.
     fn class_waiting(&self, p: usize, c: usize) -> bool {
-        let port = &self.ports[p];
+        let port = &self.core.ports[p];
         if port.pq.is_empty() {
             !port.q.is_empty()
         } else {
@@ -124,10 +124,10 @@ impl<'a> Sim<'a> {
 
     /// The periodic check: deadlock cycles, then the watchdog.
     pub(super) fn on_fc_check(&mut self) {
-        let now = self.now;
+        let now = self.core.now;
         let nc = self.fc.nc;
         if let Some(d) = self.fc.guard.detect {
-            let np = self.ports.len();
+            let np = self.core.ports.len();
             let mut stalled = vec![false; np];
             for (p, st) in stalled.iter_mut().enumerate() {
                 if !self.fc.guard.inter[p] {
@@ -168,7 +168,7 @@ impl<'a> Sim<'a> {
         if let Some(w) = self.fc.guard.watchdog {
             for slot in 0..self.fc.slots.len() {
                 let (p, c) = (slot / nc, slot % nc);
-                if !self.ports[p].from_switch {
+                if !self.core.ports[p].from_switch {
                     continue;
                 }
                 let rx = self.fc.slots[slot].rx;
@@ -198,8 +198,8 @@ impl<'a> Sim<'a> {
             }
         }
         let next = now + self.fc.guard.period;
-        if next <= self.end {
-            self.q.push(next, Ev::FcCheck);
+        if next <= self.core.end {
+            self.core.q.push(next, Ev::FcCheck);
         }
     }
 }

@@ -11,12 +11,12 @@ use super::*;
 /// queue are other fields.
 macro_rules! txdone_at {
     ($sim:ident, $port:ident, $pi:expr, $t:expr) => {
-        if $sim.slot_t == NEVER && $port.slot_ok && $port.ctrl.is_empty() {
-            $sim.slot_t = $t;
-            $sim.slot_seq = $sim.q.reserve_seq();
-            $sim.slot_port = $pi as u32;
+        if $sim.core.slot_t == NEVER && $port.slot_ok && $port.ctrl.is_empty() {
+            $sim.core.slot_t = $t;
+            $sim.core.slot_seq = $sim.core.q.reserve_seq();
+            $sim.core.slot_port = $pi as u32;
         } else {
-            $sim.q.push($t, Ev::TxDone { port: $pi as u32 });
+            $sim.core.q.push($t, Ev::TxDone { port: $pi as u32 });
         }
     };
 }
@@ -27,9 +27,9 @@ impl<'a> Sim<'a> {
     /// Hand a data frame to the source host's NIC egress queue.
     #[inline(always)]
     pub(super) fn hand_to_nic(&mut self, fi: usize, pkt: u32) {
-        let f = &mut self.flows[fi];
+        let f = &mut self.core.flows[fi];
         f.sent_frames += 1;
-        f.sent_bytes += self.pkts[pkt as usize].size as u64;
+        f.sent_bytes += self.core.pkts[pkt as usize].size as u64;
         let port = f.path[0] as usize;
         if f.rep_fb {
             self.mc_stamp(fi, pkt);
@@ -52,10 +52,10 @@ impl<'a> Sim<'a> {
     /// only its maximum sees the frame. Returns false, doing nothing, on any other port.
     #[inline(always)]
     fn send_direct(&mut self, pi: usize, pkt: u32) -> bool {
-        let now = self.now;
-        let pk = &self.pkts[pkt as usize];
+        let now = self.core.now;
+        let pk = &self.core.pkts[pkt as usize];
         let (size, flags) = (pk.size, pk.flags);
-        let port = &mut self.ports[pi];
+        let port = &mut self.core.ports[pi];
         // (a port with a CP, the common switch port, fails the first test)
         if port.direct_ok
             && port.q.is_empty()
@@ -80,16 +80,16 @@ impl<'a> Sim<'a> {
     /// [`Sim::enqueue_data`] at a port that queues the frame, or drops it.
     #[inline(never)]
     fn enqueue_queued(&mut self, pi: usize, pkt: u32) {
-        let now = self.now;
-        let size = self.pkts[pkt as usize].size;
-        let flow = self.pkts[pkt as usize].flow;
-        if self.pkts[pkt as usize].flags & FLAG_SPECIAL != 0 {
+        let now = self.core.now;
+        let size = self.core.pkts[pkt as usize].size;
+        let flow = self.core.pkts[pkt as usize].flow;
+        if self.core.pkts[pkt as usize].flags & FLAG_SPECIAL != 0 {
             self.sonar_special_arrives(pi, flow);
         }
-        let port = &mut self.ports[pi];
+        let port = &mut self.core.ports[pi];
         let pfc = !port.pq.is_empty();
         let fits = if pfc {
-            Self::class_fits(port, self.flows[flow as usize].class as usize, size)
+            Self::class_fits(port, self.core.flows[flow as usize].class as usize, size)
         } else {
             match port.cap {
                 Capacity::Infinite => true,
@@ -100,17 +100,18 @@ impl<'a> Sim<'a> {
             }
         };
         if !fits && !self.buf_admit(pi, pkt) {
-            let port = &mut self.ports[pi];
+            let port = &mut self.core.ports[pi];
             port.drop_frames += 1;
             port.drop_bytes += size as u64;
-            let f = &mut self.flows[flow as usize];
+            let f = &mut self.core.flows[flow as usize];
             if !port.from_switch {
                 f.nic_drops += 1;
             } else {
                 f.net_drops += 1;
             }
-            if self.rec.wants(REC_DROP) || (self.rec.rec_switch_drop && port.from_switch) {
-                self.rec.event(EvRec {
+            if self.core.rec.wants(REC_DROP) || (self.core.rec.rec_switch_drop && port.from_switch)
+            {
+                self.core.rec.event(EvRec {
                     t: now,
                     kind: REC_DROP,
                     node: pi as u32,
@@ -121,10 +122,10 @@ impl<'a> Sim<'a> {
             self.release(pkt);
             return;
         }
-        let port = &mut self.ports[pi];
+        let port = &mut self.core.ports[pi];
         port.track_q(now);
         if pfc {
-            let c = self.flows[flow as usize].class as usize;
+            let c = self.core.flows[flow as usize].class as usize;
             port.pq[c].push_back(pkt);
             port.pq_bytes[c] += size as u64;
             port.fc_waiting += 1;
@@ -138,7 +139,7 @@ impl<'a> Sim<'a> {
         if port.ba != NONE {
             self.ba_qlen(pi);
         }
-        let port = &self.ports[pi];
+        let port = &self.core.ports[pi];
         if port.cp != NONE {
             let qb = port.q_bytes;
             self.cp_enqueue(pi, pkt, qb, size);
@@ -154,7 +155,7 @@ impl<'a> Sim<'a> {
     /// a call.)
     #[inline(always)]
     pub(super) fn kick(&mut self, pi: usize) {
-        if !self.ports[pi].txdone_pending {
+        if !self.core.ports[pi].txdone_pending {
             self.kick_waiting(pi);
         }
     }
@@ -162,8 +163,8 @@ impl<'a> Sim<'a> {
     /// [`Sim::kick`] at a port without a transmission-done pending.
     #[inline(never)]
     fn kick_waiting(&mut self, pi: usize) {
-        let port = &mut self.ports[pi];
-        if self.now >= port.busy_until {
+        let port = &mut self.core.ports[pi];
+        if self.core.now >= port.busy_until {
             self.start_next(pi);
         } else {
             port.txdone_pending = true;
@@ -185,25 +186,25 @@ impl<'a> Sim<'a> {
     /// round").
     #[inline(always)]
     pub(super) fn fire_slot_inline(&mut self, t: SimTime, seq: u64) -> bool {
-        let seq0 = self.q.pushed();
+        let seq0 = self.core.q.pushed();
         let mut refilled = 0;
         loop {
-            let st = self.slot_t;
-            if st > self.end || st > t || (st == t && self.slot_seq >= seq) {
+            let st = self.core.slot_t;
+            if st > self.core.end || st > t || (st == t && self.core.slot_seq >= seq) {
                 break;
             }
-            let pi = self.slot_port as usize;
-            self.now = st;
-            self.slot_t = NEVER;
+            let pi = self.core.slot_port as usize;
+            self.core.now = st;
+            self.core.slot_t = NEVER;
             // (counted as events at the end: `events` counts the loop's pops alone)
-            self.slot_fires += 1;
-            self.ports[pi].txdone_pending = false;
+            self.core.slot_fires += 1;
+            self.core.ports[pi].txdone_pending = false;
             // (slot ports never take the slow path)
             self.plain_start_next(pi);
-            refilled += (self.slot_t != NEVER) as u64;
+            refilled += (self.core.slot_t != NEVER) as u64;
         }
         // every sequence number taken since was a refill of the slot, or an event was made
-        self.q.pushed() - seq0 != refilled
+        self.core.q.pushed() - seq0 != refilled
     }
 
     /// Move the slot's transmission-done, that of port `pi`, into the event queue with its own
@@ -212,9 +213,12 @@ impl<'a> Sim<'a> {
     #[cold]
     #[inline(never)]
     fn slot_to_queue(&mut self, pi: usize) {
-        self.q
-            .push_keyed(self.slot_t, self.slot_seq, Ev::TxDone { port: pi as u32 });
-        self.slot_t = NEVER;
+        self.core.q.push_keyed(
+            self.core.slot_t,
+            self.core.slot_seq,
+            Ev::TxDone { port: pi as u32 },
+        );
+        self.core.slot_t = NEVER;
     }
 
     /// The ports' shortcuts, from what does not change during the run. Which ports may use the
@@ -225,12 +229,12 @@ impl<'a> Sim<'a> {
     /// empty (`send_direct`): ports that nothing watches (no CP, BA sensor or PFC queues) on the
     /// plain path, whose capacity is their own.
     pub(super) fn prepare_ports(&mut self) {
-        let run_ok = self.slot_on
-            && !self.slow
-            && self.flows.iter().all(|f| !f.rx_special)
+        let run_ok = self.core.slot_on
+            && !self.core.slow
+            && self.core.flows.iter().all(|f| !f.rx_special)
             && !self.cps.iter().any(|c| matches!(c, CpState::Ecn(_)));
-        let slow = self.slow;
-        for p in self.ports.iter_mut() {
+        let slow = self.core.slow;
+        for p in self.core.ports.iter_mut() {
             p.slot_ok =
                 run_ok && p.from_switch && !p.peer_is_switch && p.ba == NONE && p.ecn == NONE;
             // (a failing link changes its ports' capacity: such runs are slow)
@@ -248,7 +252,7 @@ impl<'a> Sim<'a> {
 
     /// Take the next frame (control first) and put it on the wire.
     pub(super) fn start_next(&mut self, pi: usize) {
-        if self.slow {
+        if self.core.slow {
             return self.slow_start_next(pi);
         }
         self.plain_start_next(pi)
@@ -257,14 +261,14 @@ impl<'a> Sim<'a> {
     /// `start_next` without flow control (`fc_waiting` is 0).
     #[inline(always)]
     pub(super) fn plain_start_next(&mut self, pi: usize) {
-        let now = self.now;
-        let port = &mut self.ports[pi];
+        let now = self.core.now;
+        let port = &mut self.core.ports[pi];
         let mut ba_dirty = false;
         let pkt = if let Some(c) = port.ctrl.pop_front() {
             c
         } else if let Some(d) = port.q.pop_front() {
             port.track_q(now);
-            port.q_bytes -= self.pkts[d as usize].size as u64;
+            port.q_bytes -= self.core.pkts[d as usize].size as u64;
             ba_dirty = port.ba != NONE;
             if port.ecn != NONE {
                 return self.send_marked(pi, d, ba_dirty);
@@ -283,7 +287,7 @@ impl<'a> Sim<'a> {
     /// against the queue it leaves behind, then send it.
     #[inline(never)]
     fn send_marked(&mut self, pi: usize, pkt: u32, ba_dirty: bool) {
-        self.ecn_mark(pi, self.ports[pi].ecn as usize, pkt);
+        self.ecn_mark(pi, self.core.ports[pi].ecn as usize, pkt);
         self.send_plain(pi, pkt);
         if ba_dirty {
             self.ba_qlen(pi);
@@ -295,12 +299,12 @@ impl<'a> Sim<'a> {
     /// `transmit`, kept in one body: the hot path of every run.
     #[inline(always)]
     fn send_plain(&mut self, pi: usize, pkt: u32) {
-        let now = self.now;
-        let port = &mut self.ports[pi];
+        let now = self.core.now;
+        let port = &mut self.core.ports[pi];
         // The fields read one by one, not the frame copied: a copy went through the stack and
         // its size was read back narrower than written, a store-forwarding stall on every send
         // (docs/performance.md, "Greedy sources, sixth round").
-        let slot = &mut self.pkts[pkt as usize];
+        let slot = &mut self.core.pkts[pkt as usize];
         let (size, kind, flags, flow) = (slot.size, slot.kind, slot.flags, slot.flow);
         // the node the frame will be at (read for control frames only; a delivered data frame
         // is released)
@@ -313,7 +317,7 @@ impl<'a> Sim<'a> {
         port.tx_frames += 1;
         port.tx_bytes += size as u64;
         if port.tput_slot != NONE {
-            self.rec.count_tput(port.tput_slot, end, size);
+            self.core.rec.count_tput(port.tput_slot, end, size);
         }
         if !port.q.is_empty() || !port.ctrl.is_empty() {
             port.txdone_pending = true;
@@ -324,24 +328,24 @@ impl<'a> Sim<'a> {
             let t = end + port.to_peer_queue;
             if kind == KIND_DATA {
                 if port.from_switch {
-                    self.frames_forwarded += 1;
+                    self.core.frames_forwarded += 1;
                 } else if flags & FLAG_GBN != 0 {
                     // a go-back-N frame leaves its source NIC (off the switches' path)
-                    self.gbn_on_wire(flow, self.pkts[pkt as usize].fb);
+                    self.gbn_on_wire(flow, self.core.pkts[pkt as usize].fb);
                 }
             }
-            self.q.push(t, Ev::SwitchArrive { pkt });
+            self.core.q.push(t, Ev::SwitchArrive { pkt });
         } else {
             let t = end + port.prop;
             if kind == KIND_DATA {
                 if port.from_switch {
-                    self.frames_forwarded += 1;
+                    self.core.frames_forwarded += 1;
                 } else if flags & FLAG_GBN != 0 {
-                    self.gbn_on_wire(flow, self.pkts[pkt as usize].fb);
+                    self.gbn_on_wire(flow, self.core.pkts[pkt as usize].fb);
                 }
                 self.deliver(pkt, t);
             } else {
-                self.q.push(t, Ev::HostControl { pkt });
+                self.core.q.push(t, Ev::HostControl { pkt });
             }
         }
     }
@@ -350,8 +354,8 @@ impl<'a> Sim<'a> {
     /// Makes sure a TxDone comes when more frames wait.
     #[inline]
     pub(super) fn put_on_wire(&mut self, pi: usize, size: u32) -> SimTime {
-        let now = self.now;
-        let port = &mut self.ports[pi];
+        let now = self.core.now;
+        let port = &mut self.core.ports[pi];
         if size != port.last_size {
             port.set_wire_times(size);
         }
@@ -360,11 +364,13 @@ impl<'a> Sim<'a> {
         port.tx_frames += 1;
         port.tx_bytes += size as u64;
         if port.tput_slot != NONE {
-            self.rec.count_tput(port.tput_slot, end, size);
+            self.core.rec.count_tput(port.tput_slot, end, size);
         }
         if !port.q.is_empty() || !port.ctrl.is_empty() || port.fc_waiting > 0 {
             port.txdone_pending = true;
-            self.q.push(port.busy_until, Ev::TxDone { port: pi as u32 });
+            self.core
+                .q
+                .push(port.busy_until, Ev::TxDone { port: pi as u32 });
         }
         end
     }
@@ -373,47 +379,47 @@ impl<'a> Sim<'a> {
     /// (flow control's `start_next`; see `start_next` for the same steps without it).
     #[inline]
     pub(super) fn transmit(&mut self, pi: usize, pkt: u32) {
-        let pk = self.pkts[pkt as usize];
+        let pk = self.core.pkts[pkt as usize];
         let end = self.put_on_wire(pi, pk.size);
-        if pk.flags & FLAG_GBN != 0 && !self.ports[pi].from_switch {
+        if pk.flags & FLAG_GBN != 0 && !self.core.ports[pi].from_switch {
             self.gbn_on_wire(pk.flow, pk.fb);
         }
-        let port = &self.ports[pi];
+        let port = &self.core.ports[pi];
         let peer = port.peer;
         if port.peer_is_switch {
             if pk.kind == KIND_DATA && port.from_switch {
-                self.frames_forwarded += 1;
+                self.core.frames_forwarded += 1;
             }
             let t = end + port.to_peer_queue;
-            self.pkts[pkt as usize].at = peer;
-            self.q.push(t, Ev::SwitchArrive { pkt });
+            self.core.pkts[pkt as usize].at = peer;
+            self.core.q.push(t, Ev::SwitchArrive { pkt });
         } else {
             let t = end + port.prop;
             if pk.kind == KIND_DATA {
                 if port.from_switch {
-                    self.frames_forwarded += 1;
+                    self.core.frames_forwarded += 1;
                 }
                 self.deliver(pkt, t);
             } else {
-                self.pkts[pkt as usize].at = peer;
-                self.q.push(t, Ev::HostControl { pkt });
+                self.core.pkts[pkt as usize].at = peer;
+                self.core.q.push(t, Ev::HostControl { pkt });
             }
         }
     }
 
     pub(super) fn on_switch_arrive(&mut self, pkt: u32) {
         // (the fields read one by one: a copy of the whole frame went through the stack)
-        let pk = &mut self.pkts[pkt as usize];
+        let pk = &mut self.core.pkts[pkt as usize];
         let (flow, at) = (pk.flow, pk.at);
         if pk.kind == KIND_DATA {
             let hop = pk.hop + 1;
-            let f = &self.flows[flow as usize];
+            let f = &self.core.flows[flow as usize];
             if f.mc != NONE {
                 self.mc_forward(pkt);
                 return;
             }
             if f.route == links::ROUTE_LOOKUP {
-                return self.route_lookup(pkt, self.pkts[pkt as usize]);
+                return self.route_lookup(pkt, self.core.pkts[pkt as usize]);
             }
             pk.hop = hop;
             let port = if f.route == links::ROUTE_SPRAY {
@@ -448,27 +454,30 @@ impl<'a> Sim<'a> {
     /// drawn uniformly (docs/models/topology.md).
     #[inline(never)]
     fn spray_port(&mut self, node: usize, dst: usize) -> usize {
-        self.sc.routes.candidates(node, dst, &mut self.spray_cand);
-        let n = self.spray_cand.len();
+        self.core
+            .sc
+            .routes
+            .candidates(node, dst, &mut self.core.spray_cand);
+        let n = self.core.spray_cand.len();
         // (validation made every destination reachable; a draw only when there is a choice)
         let k = if n > 1 {
-            ((self.spray_rng.next_u64() as u128 * n as u128) >> 64) as usize
+            ((self.core.spray_rng.next_u64() as u128 * n as u128) >> 64) as usize
         } else {
             0
         };
-        self.spray_cand[k] as usize
+        self.core.spray_cand[k] as usize
     }
 
     pub(super) fn enqueue_ctrl(&mut self, pi: usize, pkt: u32) {
-        if self.ports[pi].from_switch && self.links.as_ref().is_some_and(|l| l.down[pi / 2]) {
+        if self.core.ports[pi].from_switch && self.links.as_ref().is_some_and(|l| l.down[pi / 2]) {
             // a switch drops what it would send on a failed link (a host's NIC holds it)
             self.release(pkt);
             return;
         }
-        if self.slot_t != NEVER && self.slot_port == pi as u32 {
+        if self.core.slot_t != NEVER && self.core.slot_port == pi as u32 {
             self.slot_to_queue(pi);
         }
-        self.ports[pi].ctrl.push_back(pkt);
+        self.core.ports[pi].ctrl.push_back(pkt);
         self.kick(pi);
     }
 
@@ -476,36 +485,36 @@ impl<'a> Sim<'a> {
     /// in `send_plain`; a frame of a multicast or go-back-N flow is copied, off the common path.)
     #[inline(always)]
     pub(super) fn deliver(&mut self, pkt: u32, t: SimTime) {
-        let pk = &self.pkts[pkt as usize];
+        let pk = &self.core.pkts[pkt as usize];
         let (flow, size, born, flags) = (pk.flow, pk.size, pk.born, pk.flags);
-        let f = &mut self.flows[flow as usize];
-        if t > self.end {
+        let f = &mut self.core.flows[flow as usize];
+        if t > self.core.end {
             f.late_frames += 1;
         } else if f.rx_special {
             if f.route == links::ROUTE_LOOKUP {
                 // its last link may still fail under it: decided at the arrival (sim/links.rs)
-                self.q.push(t, Ev::Arrive { pkt });
+                self.core.q.push(t, Ev::Arrive { pkt });
                 return;
             }
             // a go-back-N receiver decides what counts as received (sim/transport.rs)
             if f.gbn != NONE {
-                self.gbn_receive(self.pkts[pkt as usize], t);
+                self.gbn_receive(self.core.pkts[pkt as usize], t);
             } else {
                 f.rx_frames += 1;
                 f.rx_bytes += size as u64;
                 f.delay_sum += units::u64_f64(t - born);
-                let hop = self.pkts[pkt as usize].hop;
+                let hop = self.core.pkts[pkt as usize].hop;
                 self.mc_delivered(flow as usize, hop, size, t);
             }
         } else {
             Self::count_rx(f, size, born, t);
         }
         // DCQCN: a CE-marked frame that arrives within the run reaches its notification point
-        if flags & FLAG_CE != 0 && t <= self.end {
+        if flags & FLAG_CE != 0 && t <= self.core.end {
             self.np_marked(flow, t);
         }
         // release(pkt) of a data frame
-        self.live_data -= 1;
-        self.free.push(pkt);
+        self.core.live_data -= 1;
+        self.core.free.push(pkt);
     }
 }

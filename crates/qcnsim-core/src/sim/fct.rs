@@ -117,7 +117,7 @@ impl<'a> Sim<'a> {
     /// The `fct` table (finite unicast flows only) and its summary rows; `None` without
     /// finite flows.
     pub(super) fn fct_table(&self) -> Option<(Table, Rows)> {
-        let sc = self.sc;
+        let sc = self.core.sc;
         let ix: Vec<usize> = (0..sc.flows.len())
             .filter(|&i| sc.flows[i].size_bytes.is_some() && sc.flows[i].group.is_none())
             .collect();
@@ -129,7 +129,7 @@ impl<'a> Sim<'a> {
         let mut slow = Vec::with_capacity(ix.len());
         let mut finish = Vec::with_capacity(ix.len());
         for &i in &ix {
-            let f = &self.flows[i];
+            let f = &self.core.flows[i];
             let id = ideal_fct(sc, &sc.flows[i]).unwrap_or(0);
             ideal.push(id as f64);
             match f.finish {
@@ -174,7 +174,11 @@ impl<'a> Sim<'a> {
             )
             .col(
                 "finished",
-                ColumnData::Bool(ix.iter().map(|&i| self.flows[i].finish.is_some()).collect()),
+                ColumnData::Bool(
+                    ix.iter()
+                        .map(|&i| self.core.flows[i].finish.is_some())
+                        .collect(),
+                ),
             )
             .col("finish_ps", ColumnData::F64(finish))
             .col("fct_ps", ColumnData::F64(fct))
@@ -182,7 +186,11 @@ impl<'a> Sim<'a> {
             .col("slowdown", ColumnData::F64(slow.clone()))
             .col(
                 "delivered_bytes",
-                ColumnData::I64(ix.iter().map(|&i| self.flows[i].rx_bytes as i64).collect()),
+                ColumnData::I64(
+                    ix.iter()
+                        .map(|&i| self.core.flows[i].rx_bytes as i64)
+                        .collect(),
+                ),
             );
         // the transport and its recovery counters (zeros for open-loop flows)
         let counts: Vec<[u64; 5]> = ix.iter().map(|&i| self.gbn_counts(i)).collect();
@@ -193,7 +201,7 @@ impl<'a> Sim<'a> {
                 ColumnData::Str(
                     ix.iter()
                         .map(|&i| {
-                            if self.flows[i].gbn == NONE {
+                            if self.core.flows[i].gbn == NONE {
                                 "udp"
                             } else {
                                 "gbn"
@@ -261,7 +269,7 @@ impl<'a> Sim<'a> {
                 detail,
             ));
         }
-        if ix.iter().any(|&i| self.flows[i].gbn != NONE) {
+        if ix.iter().any(|&i| self.core.flows[i].gbn != NONE) {
             let total = |k: usize| counts.iter().map(|c| c[k]).sum::<u64>() as f64;
             let detail = "go-back-N flows".to_string();
             rows.push((

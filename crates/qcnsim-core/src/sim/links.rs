@@ -63,7 +63,7 @@ impl<'a> Sim<'a> {
     #[inline]
     fn last_port(&self, pk: &Pkt) -> usize {
         if pk.hop == 0 {
-            self.flows[pk.flow as usize].path[0] as usize
+            self.core.flows[pk.flow as usize].path[0] as usize
         } else {
             pk.hop as usize - 1
         }
@@ -79,10 +79,10 @@ impl<'a> Sim<'a> {
         if d == NEVER {
             return false;
         }
-        let port = &self.ports[pi];
+        let port = &self.core.ports[pi];
         // its last bit arrived at `end` (before the next switch's forwarding latency); its first
         // bit left one transmission and one propagation delay earlier
-        let end = self.now - (port.to_peer_queue - port.prop);
+        let end = self.core.now - (port.to_peer_queue - port.prop);
         let tx = units::tx_time_f((size + port.preamble) as u64, port.rate);
         let start = end.saturating_sub(port.prop + tx);
         d > start && d <= end
@@ -90,20 +90,20 @@ impl<'a> Sim<'a> {
 
     /// Drop data frame `pkt` lost on the link of port `pi` (or with no route, `pi` = NONE).
     fn drop_routed(&mut self, pkt: u32, pk: Pkt, pi: usize) {
-        let f = &mut self.flows[pk.flow as usize];
-        if pi == NONE as usize || self.ports[pi].from_switch {
+        let f = &mut self.core.flows[pk.flow as usize];
+        if pi == NONE as usize || self.core.ports[pi].from_switch {
             f.net_drops += 1;
         } else {
             f.nic_drops += 1;
         }
         if pi != NONE as usize {
-            let port = &mut self.ports[pi];
+            let port = &mut self.core.ports[pi];
             port.drop_frames += 1;
             port.drop_bytes += pk.size as u64;
         }
-        if self.rec.wants(REC_DROP) || self.rec.rec_switch_drop {
-            self.rec.event(EvRec {
-                t: self.now,
+        if self.core.rec.wants(REC_DROP) || self.core.rec.rec_switch_drop {
+            self.core.rec.event(EvRec {
+                t: self.core.now,
                 kind: REC_DROP,
                 node: if pi == NONE as usize {
                     pk.at
@@ -129,10 +129,10 @@ impl<'a> Sim<'a> {
         let fi = pk.flow as usize;
         let (node, src, dst) = (
             pk.at as usize,
-            self.flows[fi].src as usize,
-            self.flows[fi].dst as usize,
+            self.core.flows[fi].src as usize,
+            self.core.flows[fi].dst as usize,
         );
-        let sc = self.sc;
+        let sc = self.core.sc;
         let ls = self.links.as_mut().expect("links");
         let port = match sc.routing.mode {
             RoutingMode::Shortest => ls.routes.next(node, dst).map(|p| p as u32),
@@ -144,7 +144,7 @@ impl<'a> Sim<'a> {
                 } else if mode == RoutingMode::Ecmp {
                     hash_pick(sc.switch_seed(node), flow_key(src, dst, fi), n)
                 } else {
-                    ((self.spray_rng.next_u64() as u128 * n as u128) >> 64) as usize
+                    ((self.core.spray_rng.next_u64() as u128 * n as u128) >> 64) as usize
                 };
                 ls.cand.get(k).copied()
             }
@@ -153,35 +153,40 @@ impl<'a> Sim<'a> {
             ls.unroutable += 1;
             return self.drop_routed(pkt, pk, NONE as usize);
         };
-        self.pkts[pkt as usize].hop = (port + 1) as u16;
+        self.core.pkts[pkt as usize].hop = (port + 1) as u16;
         self.enqueue_data(port as usize, pkt);
     }
 
     /// A data frame of a [`ROUTE_LOOKUP`] flow reaches its destination host now (its arrival
     /// was deferred from the start of its last transmission, `deliver`).
     pub(super) fn on_arrive(&mut self, pkt: u32) {
-        let pk = self.pkts[pkt as usize];
+        let pk = self.core.pkts[pkt as usize];
         let ip = self.last_port(&pk);
         if self.lost_on_link(ip, pk.size) {
             self.links.as_mut().expect("links").lost_in_flight += 1;
             return self.drop_routed(pkt, pk, ip);
         }
-        let now = self.now;
-        if self.flows[pk.flow as usize].gbn != NONE {
+        let now = self.core.now;
+        if self.core.flows[pk.flow as usize].gbn != NONE {
             self.gbn_receive(pk, now);
         } else {
-            Self::count_rx(&mut self.flows[pk.flow as usize], pk.size, pk.born, now);
+            Self::count_rx(
+                &mut self.core.flows[pk.flow as usize],
+                pk.size,
+                pk.born,
+                now,
+            );
         }
         if pk.flags & FLAG_CE != 0 {
             self.np_marked(pk.flow, now);
         }
-        self.live_data -= 1;
-        self.free.push(pkt);
+        self.core.live_data -= 1;
+        self.core.free.push(pkt);
     }
 
     /// A link fails (`up` false) or recovers.
     pub(super) fn on_link_change(&mut self, link: u32, up: bool) {
-        let now = self.now;
+        let now = self.core.now;
         let l = link as usize;
         let mut dropped = 0u64;
         {
@@ -192,7 +197,7 @@ impl<'a> Sim<'a> {
             }
         }
         for pi in [2 * l, 2 * l + 1] {
-            if !self.ports[pi].from_switch {
+            if !self.core.ports[pi].from_switch {
                 // a host's NIC holds its frames while its link is down (it does not send;
                 // `slow_start_next`) and sends them when it is back
                 if up {
@@ -201,11 +206,11 @@ impl<'a> Sim<'a> {
                 continue;
             }
             if up {
-                self.ports[pi].cap = self.links.as_ref().expect("links").saved_cap[pi];
+                self.core.ports[pi].cap = self.links.as_ref().expect("links").saved_cap[pi];
                 self.kick(pi);
                 continue;
             }
-            let port = &mut self.ports[pi];
+            let port = &mut self.core.ports[pi];
             self.links.as_mut().expect("links").saved_cap[pi] = port.cap;
             port.cap = Capacity::Frames(0);
             port.track_q(now);
@@ -214,11 +219,11 @@ impl<'a> Sim<'a> {
             let ctrl = std::mem::take(&mut port.ctrl);
             port.q_bytes = 0;
             for &d in gone.iter() {
-                let pk = self.pkts[d as usize];
-                let port = &mut self.ports[pi];
+                let pk = self.core.pkts[d as usize];
+                let port = &mut self.core.ports[pi];
                 port.drop_frames += 1;
                 port.drop_bytes += pk.size as u64;
-                let f = &mut self.flows[pk.flow as usize];
+                let f = &mut self.core.flows[pk.flow as usize];
                 if from_switch {
                     f.net_drops += 1;
                 } else {
@@ -232,12 +237,12 @@ impl<'a> Sim<'a> {
             }
             gone.clear();
             // keep the queue's allocation
-            self.ports[pi].q = gone;
-            if self.ports[pi].ba != NONE {
+            self.core.ports[pi].q = gone;
+            if self.core.ports[pi].ba != NONE {
                 self.ba_qlen(pi);
             }
         }
-        let sc = self.sc;
+        let sc = self.core.sc;
         let ls = self.links.as_mut().expect("links");
         ls.routes = Routes::compute_without(&sc.nodes, &sc.links, &ls.down);
         ls.rows.push((now, link, up, dropped));
@@ -246,7 +251,7 @@ impl<'a> Sim<'a> {
     /// Counters of the link failures: the `link_events` table and summary rows.
     pub(super) fn link_outputs(&self) -> Option<(Table, super::fct::Rows)> {
         let ls = self.links.as_ref()?;
-        let sc = self.sc;
+        let sc = self.core.sc;
         let name = |l: u32| {
             let lk = &sc.links[l as usize];
             format!("{}-{}", sc.nodes[lk.a].name, sc.nodes[lk.b].name)

@@ -484,7 +484,10 @@ impl Recorder {
     }
 }
 
-pub struct Sim<'a> {
+/// The data path's state: the clock, the event queue, the frame arena, ports and flows, the
+/// recorder and the transmission-done slot. The mechanisms around it ([`Sim`]'s other fields)
+/// borrow it to act.
+pub(super) struct Core<'a> {
     sc: &'a Scenario,
     now: SimTime,
     end: SimTime,
@@ -493,12 +496,6 @@ pub struct Sim<'a> {
     free: Vec<u32>,
     ports: Vec<Port>,
     flows: Vec<Flow>,
-    cps: Vec<CpState>,
-    /// NIC-side QCN feedback (ConMes generators and NIC samplers); empty unless it is on.
-    nicfb: nicfb::NicFbState,
-    /// `cc.feedback_route = "reverse"`: per flow, the port back towards the flow's source at
-    /// each node of its data path or tree; empty for shortest paths.
-    rev_route: cm::ReverseRoutes,
     rec: Recorder,
     events: u64,
     frames_forwarded: u64,
@@ -508,21 +505,9 @@ pub struct Sim<'a> {
     /// Frames that a full rate-limiter queue would drop are counted without being built
     /// (`catch_up`); off only to check that against building and dropping each one.
     count_drops: bool,
-    mcast: Vec<multicast::McFlow>,
-    mc_win: [multicast::McSnap; 2],
-    tr: transient::Transient,
-    fc: pause::Fc,
-    /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
-    dc: dcqcn::DcqcnState,
     /// Per-packet spraying: the stream of port draws and a scratch list of candidates.
     spray_rng: Rng,
     spray_cand: Vec<u32>,
-    /// Shared-buffer switch memories (sim/buffer.rs).
-    buf: buffer::Buffers,
-    /// Go-back-N senders and receivers (sim/transport.rs); empty without gbn flows.
-    gbn: transport::GbnState,
-    /// Link failures: which links are down and the routes of the moment (sim/links.rs).
-    links: Option<links::LinkState>,
     /// Flow control, a shared memory or link failures: egress ports take the slow path
     /// (`slow_start_next`, no idle-port shortcut).
     slow: bool,
@@ -535,6 +520,28 @@ pub struct Sim<'a> {
     slot_on: bool,
     /// Transmission-dones fired from the slot: events, not in `events` (the loop's pops).
     slot_fires: u64,
+}
+
+pub struct Sim<'a> {
+    core: Core<'a>,
+    cps: Vec<CpState>,
+    /// NIC-side QCN feedback (ConMes generators and NIC samplers); empty unless it is on.
+    nicfb: nicfb::NicFbState,
+    /// `cc.feedback_route = "reverse"`: per flow, the port back towards the flow's source at
+    /// each node of its data path or tree; empty for shortest paths.
+    rev_route: cm::ReverseRoutes,
+    mcast: Vec<multicast::McFlow>,
+    mc_win: [multicast::McSnap; 2],
+    tr: transient::Transient,
+    fc: pause::Fc,
+    /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
+    dc: dcqcn::DcqcnState,
+    /// Shared-buffer switch memories (sim/buffer.rs).
+    buf: buffer::Buffers,
+    /// Go-back-N senders and receivers (sim/transport.rs); empty without gbn flows.
+    gbn: transport::GbnState,
+    /// Link failures: which links are down and the routes of the moment (sim/links.rs).
+    links: Option<links::LinkState>,
 }
 
 impl<'a> Sim<'a> {
@@ -795,14 +802,30 @@ impl<'a> Sim<'a> {
         }
 
         let mut sim = Sim {
-            sc,
-            now: 0,
-            end: sc.duration,
-            q: EventQueue::new(),
-            pkts: Vec::with_capacity(4096),
-            free: Vec::with_capacity(4096),
-            ports,
-            flows,
+            core: Core {
+                sc,
+                now: 0,
+                end: sc.duration,
+                q: EventQueue::new(),
+                pkts: Vec::with_capacity(4096),
+                free: Vec::with_capacity(4096),
+                ports,
+                flows,
+                rec,
+                events: 0,
+                frames_forwarded: 0,
+                live_data: 0,
+                lazy_gen: true,
+                count_drops: true,
+                spray_rng: Rng::stream(seed, StreamId::new(kinds::SPRAY, 0, 0)),
+                spray_cand: Vec::with_capacity(64),
+                slow: fc.on || sc.buffer.is_on() || !sc.link_events.is_empty(),
+                slot_t: NEVER,
+                slot_seq: 0,
+                slot_port: NONE,
+                slot_on: true,
+                slot_fires: 0,
+            },
             nicfb: nicfb::NicFbState::new(sc, seed, cps.len()),
             cps,
             rev_route: if sc.feedback_reverse {
@@ -810,43 +833,33 @@ impl<'a> Sim<'a> {
             } else {
                 cm::ReverseRoutes::default()
             },
-            rec,
-            events: 0,
-            frames_forwarded: 0,
-            live_data: 0,
-            lazy_gen: true,
-            count_drops: true,
             mcast: Vec::new(),
             mc_win: Default::default(),
             tr: transient::Transient::new(sc),
-            slow: fc.on || sc.buffer.is_on() || !sc.link_events.is_empty(),
             fc,
             dc: dcqcn::DcqcnState::new(sc),
-            spray_rng: Rng::stream(seed, StreamId::new(kinds::SPRAY, 0, 0)),
-            spray_cand: Vec::with_capacity(64),
             buf: buffer::Buffers::build(sc),
             gbn,
             links: links::LinkState::build(sc),
-            slot_t: NEVER,
-            slot_seq: 0,
-            slot_port: NONE,
-            slot_on: true,
-            slot_fires: 0,
         };
         for (i, f) in sc.flows.iter().enumerate() {
             if f.group.is_some() {
-                sim.flows[i].mc = sim.mcast.len() as u32;
-                sim.flows[i].rx_special = true;
+                sim.core.flows[i].mc = sim.mcast.len() as u32;
+                sim.core.flows[i].rx_special = true;
                 sim.mcast.push(multicast::McFlow::new(sc, i));
             }
         }
         if !sc.groups.is_empty() {
-            sim.q.push(sc.analysis.stats_from, Ev::McStats { edge: 0 });
-            sim.q.push(sc.analysis.stats_to, Ev::McStats { edge: 1 });
+            sim.core
+                .q
+                .push(sc.analysis.stats_from, Ev::McStats { edge: 0 });
+            sim.core
+                .q
+                .push(sc.analysis.stats_to, Ev::McStats { edge: 1 });
         }
         sim.transient_init();
-        for i in 0..sim.flows.len() {
-            let f = &mut sim.flows[i];
+        for i in 0..sim.core.flows.len() {
+            let f = &mut sim.core.flows[i];
             let start = f.start;
             let t0 = match f.traffic {
                 Traffic::Bernoulli => start + f.rng.geometric(f.p) * f.slot_ps,
@@ -855,21 +868,21 @@ impl<'a> Sim<'a> {
             };
             if t0 < f.stop {
                 f.next_gen = t0;
-                sim.q.push(t0, Ev::Gen { flow: i as u32 });
+                sim.core.q.push(t0, Ev::Gen { flow: i as u32 });
             } else {
                 f.next_gen = NEVER;
             }
-            let f = &mut sim.flows[i];
+            let f = &mut sim.core.flows[i];
             if let Some(rp) = f.rp.as_mut() {
                 let out = rp.start(start);
                 sim.rp_output(i, out, start);
             }
         }
         for (i, s) in sc.schedule.iter().enumerate() {
-            sim.q.push(s.at, Ev::PortRate { entry: i as u32 });
+            sim.core.q.push(s.at, Ev::PortRate { entry: i as u32 });
         }
         for e in &sc.link_events {
-            sim.q.push(
+            sim.core.q.push(
                 e.at,
                 Ev::LinkChange {
                     link: e.link as u32,
@@ -878,13 +891,13 @@ impl<'a> Sim<'a> {
             );
         }
         if sim.fc.guard.is_on() {
-            sim.q.push(sim.fc.guard.period, Ev::FcCheck);
+            sim.core.q.push(sim.fc.guard.period, Ev::FcCheck);
         }
-        if !sim.rec.queue_ports.is_empty() || !sim.rec.mem_switches.is_empty() {
-            sim.q.push(0, Ev::SampleQueues);
+        if !sim.core.rec.queue_ports.is_empty() || !sim.core.rec.mem_switches.is_empty() {
+            sim.core.q.push(0, Ev::SampleQueues);
         }
-        if (sc.cc != CcMode::None || sc.metrics.host_queues) && !sim.flows.is_empty() {
-            sim.q.push(0, Ev::SampleRates);
+        if (sc.cc != CcMode::None || sc.metrics.host_queues) && !sim.core.flows.is_empty() {
+            sim.core.q.push(0, Ev::SampleRates);
         }
         sim
     }
@@ -903,16 +916,16 @@ impl<'a> Sim<'a> {
             self.event_loop(progress, wall, &mut last_report)?;
             // the queue is empty or beyond the end: the slot's last transmissions within it (a
             // loop only for the guard: they never make events)
-            if !self.fire_slot(self.end, u64::MAX) {
+            if !self.fire_slot(self.core.end, u64::MAX) {
                 break;
             }
         }
-        self.now = self.end;
-        for fi in 0..self.flows.len() {
-            self.catch_up(fi, self.end);
+        self.core.now = self.core.end;
+        for fi in 0..self.core.flows.len() {
+            self.catch_up(fi, self.core.end);
         }
-        for p in self.ports.iter_mut() {
-            p.track_q(self.end);
+        for p in self.core.ports.iter_mut() {
+            p.track_q(self.core.end);
         }
         progress(1.0);
         Ok(())
@@ -929,26 +942,26 @@ impl<'a> Sim<'a> {
         wall: Instant,
         last_report: &mut f64,
     ) -> Result<(), RunError> {
-        while let Some((t, ev)) = self.q.take_min() {
+        while let Some((t, ev)) = self.core.q.take_min() {
             // the slot's transmission-done, when it comes first
-            if self.slot_t <= t && self.fire_slot_inline(t, self.q.last_seq()) {
+            if self.core.slot_t <= t && self.fire_slot_inline(t, self.core.q.last_seq()) {
                 // it made events: this one may no longer be the earliest
-                self.q.push_keyed(t, self.q.last_seq(), ev);
+                self.core.q.push_keyed(t, self.core.q.last_seq(), ev);
                 continue;
             }
-            if t > self.end {
+            if t > self.core.end {
                 break;
             }
-            self.now = t;
-            self.events += 1;
+            self.core.now = t;
+            self.core.events += 1;
             self.dispatch(ev);
-            if self.events & 0xFFFF == 0 {
+            if self.core.events & 0xFFFF == 0 {
                 // fit the calendar's bucket width to the event density (engine/queue.rs)
-                self.q.adapt(self.now);
+                self.core.q.adapt(self.core.now);
                 let el = wall.elapsed().as_secs_f64();
                 if el - *last_report >= 0.2 {
                     *last_report = el;
-                    if !progress(self.now as f64 / self.end as f64) {
+                    if !progress(self.core.now as f64 / self.core.end as f64) {
                         return Err(RunError::Cancelled);
                     }
                 }
@@ -964,36 +977,39 @@ impl<'a> Sim<'a> {
         match ev {
             Ev::Gen { flow } => self.on_gen(flow as usize),
             Ev::RlRelease { flow, gen } => {
-                match self.flows[flow as usize].rl_timer.popped(self.now, gen) {
+                match self.core.flows[flow as usize]
+                    .rl_timer
+                    .popped(self.core.now, gen)
+                {
                     Popped::Fire => self.on_rl_release(flow as usize),
-                    Popped::Requeue(t) => self.q.push(t, Ev::RlRelease { flow, gen }),
+                    Popped::Requeue(t) => self.core.q.push(t, Ev::RlRelease { flow, gen }),
                     Popped::Stale => {}
                 }
             }
             Ev::SwitchArrive { pkt } => self.on_switch_arrive(pkt),
             Ev::TxDone { port } => {
-                let p = &mut self.ports[port as usize];
+                let p = &mut self.core.ports[port as usize];
                 p.txdone_pending = false;
                 self.start_next(port as usize);
             }
             Ev::HostControl { pkt } => self.on_host_control(pkt),
             Ev::RpTimer { flow, gen } => {
-                let f = &mut self.flows[flow as usize];
-                match f.rp_timer.popped(self.now, gen) {
+                let f = &mut self.core.flows[flow as usize];
+                match f.rp_timer.popped(self.core.now, gen) {
                     Popped::Fire => {
                         if let Some(rp) = f.rp.as_mut() {
-                            let out = rp.on_timer(self.now);
-                            self.rp_output(flow as usize, out, self.now);
+                            let out = rp.on_timer(self.core.now);
+                            self.rp_output(flow as usize, out, self.core.now);
                         }
                     }
-                    Popped::Requeue(t) => self.q.push(t, Ev::RpTimer { flow, gen }),
+                    Popped::Requeue(t) => self.core.q.push(t, Ev::RpTimer { flow, gen }),
                     Popped::Stale => {}
                 }
             }
             Ev::PortRate { entry } => {
-                let s = &self.sc.schedule[entry as usize];
+                let s = &self.core.sc.schedule[entry as usize];
                 // The frame in transmission finishes at the old rate.
-                let port = &mut self.ports[s.port];
+                let port = &mut self.core.ports[s.port];
                 port.rate = s.rate_bps;
                 port.last_size = 0;
             }
@@ -1003,43 +1019,49 @@ impl<'a> Sim<'a> {
             Ev::PauseRefresh { slot, gen } => self.on_pause_refresh(slot as usize, gen),
             Ev::FcCheck => self.on_fc_check(),
             Ev::SampleQueues => {
-                let t = self.now;
-                for &p in &self.rec.queue_ports {
-                    let port = &self.ports[p as usize];
-                    self.rec.q_t.push(t as i64);
-                    self.rec.q_port.push(p);
-                    self.rec.q_bytes.push(port.q_bytes as i64);
-                    self.rec.q_frames.push(port.q_frames() as i64);
+                let t = self.core.now;
+                for &p in &self.core.rec.queue_ports {
+                    let port = &self.core.ports[p as usize];
+                    self.core.rec.q_t.push(t as i64);
+                    self.core.rec.q_port.push(p);
+                    self.core.rec.q_bytes.push(port.q_bytes as i64);
+                    self.core.rec.q_frames.push(port.q_frames() as i64);
                 }
-                for (sw, ports) in &self.rec.mem_switches {
-                    let bytes: u64 = ports.iter().map(|&p| self.ports[p as usize].q_bytes).sum();
-                    self.rec.m_t.push(t as i64);
-                    self.rec.m_sw.push(*sw);
-                    self.rec.m_bytes.push(bytes as i64);
+                for (sw, ports) in &self.core.rec.mem_switches {
+                    let bytes: u64 = ports
+                        .iter()
+                        .map(|&p| self.core.ports[p as usize].q_bytes)
+                        .sum();
+                    self.core.rec.m_t.push(t as i64);
+                    self.core.rec.m_sw.push(*sw);
+                    self.core.rec.m_bytes.push(bytes as i64);
                 }
-                self.q
-                    .push(t + self.sc.metrics.queue_interval, Ev::SampleQueues);
+                self.core
+                    .q
+                    .push(t + self.core.sc.metrics.queue_interval, Ev::SampleQueues);
             }
             Ev::SampleRates => {
-                let t = self.now;
-                for (i, f) in self.flows.iter().enumerate() {
+                let t = self.core.now;
+                for (i, f) in self.core.flows.iter().enumerate() {
                     if let Some(rp) = &f.rp {
-                        self.rec.r_t.push(t as i64);
-                        self.rec.r_flow.push(i as u32);
+                        self.core.rec.r_t.push(t as i64);
+                        self.core.rec.r_flow.push(i as u32);
                         // a regulator held by a BCN(0,0) back-off sends nothing
                         let held = rp.hold_until() > t;
-                        self.rec
+                        self.core
+                            .rec
                             .r_cr
                             .push(if held { 0.0 } else { rp.current_rate() });
-                        self.rec.r_tr.push(rp.target_rate());
-                        self.rec.r_active.push(rp.is_active());
+                        self.core.rec.r_tr.push(rp.target_rate());
+                        self.core.rec.r_active.push(rp.is_active());
                     }
                 }
-                if self.sc.metrics.host_queues {
+                if self.core.sc.metrics.host_queues {
                     self.sample_host_queues(t);
                 }
-                self.q
-                    .push(t + self.sc.metrics.rate_interval, Ev::SampleRates);
+                self.core
+                    .q
+                    .push(t + self.core.sc.metrics.rate_interval, Ev::SampleRates);
             }
             Ev::BaTimer { ba, gen } => self.on_ba_timer(ba, gen),
             Ev::PingTimer { flow, gen } => self.on_ping_timer(flow, gen),
@@ -1053,20 +1075,20 @@ impl<'a> Sim<'a> {
 
     #[inline]
     fn alloc(&mut self, p: Pkt) -> u32 {
-        if let Some(i) = self.free.pop() {
-            self.pkts[i as usize] = p;
+        if let Some(i) = self.core.free.pop() {
+            self.core.pkts[i as usize] = p;
             i
         } else {
-            self.pkts.push(p);
-            (self.pkts.len() - 1) as u32
+            self.core.pkts.push(p);
+            (self.core.pkts.len() - 1) as u32
         }
     }
 
     #[inline]
     fn release(&mut self, i: u32) {
-        if self.pkts[i as usize].kind == KIND_DATA {
-            self.live_data -= 1;
+        if self.core.pkts[i as usize].kind == KIND_DATA {
+            self.core.live_data -= 1;
         }
-        self.free.push(i);
+        self.core.free.push(i);
     }
 }

@@ -77,35 +77,35 @@ impl<'a> Sim<'a> {
     /// A data frame of multicast flow `fi` reached the switch at the end of its tree node
     /// `hop`: one frame onto each child port.
     pub(super) fn mc_forward(&mut self, pkt: u32) {
-        let pk = self.pkts[pkt as usize];
+        let pk = self.core.pkts[pkt as usize];
         let fi = pk.flow as usize;
-        let m = self.flows[fi].mc as usize;
+        let m = self.core.flows[fi].mc as usize;
         let (first, n) = self.mcast[m].kids[pk.hop as usize];
         if n == 0 {
             // validated trees have no dead ends; never reached
-            self.flows[fi].net_drops += 1;
+            self.core.flows[fi].net_drops += 1;
             self.release(pkt);
             return;
         }
         for j in first..first + n - 1 {
             let mut c = pk;
             c.hop = j;
-            self.live_data += 1;
+            self.core.live_data += 1;
             self.mcast[m].copies += 1;
             let ci = self.alloc(c);
-            let port = self.flows[fi].path[j as usize] as usize;
+            let port = self.core.flows[fi].path[j as usize] as usize;
             self.enqueue_data(port, ci);
         }
         let last = first + n - 1;
-        self.pkts[pkt as usize].hop = last;
-        let port = self.flows[fi].path[last as usize] as usize;
+        self.core.pkts[pkt as usize].hop = last;
+        let port = self.core.flows[fi].path[last as usize] as usize;
         self.enqueue_data(port, pkt);
     }
 
     /// A copy of multicast flow `fi` reached its member at `t <= end`.
     #[inline]
     pub(super) fn mc_delivered(&mut self, fi: usize, hop: u16, size: u32, t: SimTime) {
-        let f = &mut self.flows[fi];
+        let f = &mut self.core.flows[fi];
         let mc = &mut self.mcast[f.mc as usize];
         let slot = mc.member_of[hop as usize];
         if slot == NONE {
@@ -129,11 +129,11 @@ impl<'a> Sim<'a> {
     /// data frame it sends.
     #[inline]
     pub(super) fn mc_stamp(&mut self, fi: usize, pkt: u32) {
-        let now = self.now;
-        let f = &mut self.flows[fi];
+        let now = self.core.now;
+        let f = &mut self.core.flows[fi];
         if let Some(Reaction::Qcn { rp, p: rpp }) = f.rp.as_mut() {
             rp.expire_fb_hat(rpp, now);
-            let p = &mut self.pkts[pkt as usize];
+            let p = &mut self.core.pkts[pkt as usize];
             p.fb = rp.fb_hat() as i32;
             p.cpid = rp.rep_cpid();
         }
@@ -144,8 +144,8 @@ impl<'a> Sim<'a> {
     /// CPID of a CP is its port index.
     #[inline]
     pub(super) fn cnm_wanted(&self, pi: usize, pkt: u32, s: &CpSample) -> bool {
-        let pk = &self.pkts[pkt as usize];
-        !self.flows[pk.flow as usize].rep_fb
+        let pk = &self.core.pkts[pkt as usize];
+        !self.core.flows[pk.flow as usize].rep_fb
             || s.sends_cnm_representative(pi as u32, pk.fb as u8, pk.cpid)
     }
 
@@ -153,22 +153,22 @@ impl<'a> Sim<'a> {
     pub(super) fn mc_snapshot(&mut self, edge: usize) {
         let s = &mut self.mc_win[edge];
         s.taken = true;
-        s.flow_sent_frames = self.flows.iter().map(|f| f.sent_frames).collect();
-        s.flow_sent_bytes = self.flows.iter().map(|f| f.sent_bytes).collect();
-        s.port_drops = self.ports.iter().map(|p| p.drop_frames).collect();
-        s.cnm_sent = self.ports.iter().map(|p| p.cnm_sent).sum();
+        s.flow_sent_frames = self.core.flows.iter().map(|f| f.sent_frames).collect();
+        s.flow_sent_bytes = self.core.flows.iter().map(|f| f.sent_bytes).collect();
+        s.port_drops = self.core.ports.iter().map(|p| p.drop_frames).collect();
+        s.cnm_sent = self.core.ports.iter().map(|p| p.cnm_sent).sum();
     }
 
     /// Extra columns of the flows table: dst names a multicast flow's group.
     pub(super) fn mc_flow_dst(&self, fi: usize) -> Option<String> {
-        self.sc.flows[fi]
+        self.core.sc.flows[fi]
             .group
-            .map(|g| self.sc.groups[g].name.clone())
+            .map(|g| self.core.sc.groups[g].name.clone())
     }
 
     /// Copies made by replication for flow `fi` (0 for unicast flows).
     pub(super) fn mc_copies(&self, fi: usize) -> u64 {
-        let m = self.flows[fi].mc;
+        let m = self.core.flows[fi].mc;
         if m == NONE {
             0
         } else {
@@ -178,10 +178,10 @@ impl<'a> Sim<'a> {
 
     /// The `multicast_members` table: what each member received from each multicast flow.
     pub(super) fn mc_members_table(&self) -> Table {
-        let sc = self.sc;
+        let sc = self.core.sc;
         let (mut group, mut flow, mut member, mut rx_f, mut rx_b) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (fi, f) in self.flows.iter().enumerate() {
+        for (fi, f) in self.core.flows.iter().enumerate() {
             if f.mc == NONE {
                 continue;
             }

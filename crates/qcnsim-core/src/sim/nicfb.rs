@@ -64,10 +64,10 @@ impl<'a> Sim<'a> {
         qlen: u64,
         size: u32,
     ) {
-        let Some(q) = self.nicfb.gens[cpi].on_enqueue(&self.sc.qcn.nic, qlen, size) else {
+        let Some(q) = self.nicfb.gens[cpi].on_enqueue(&self.core.sc.qcn.nic, qlen, size) else {
             return;
         };
-        let flow = self.pkts[pkt as usize].flow;
+        let flow = self.core.pkts[pkt as usize].flow;
         self.send_feedback(pi, flow, KIND_CONMES, q.min(i32::MAX as u64) as i32);
     }
 
@@ -75,9 +75,13 @@ impl<'a> Sim<'a> {
     /// compute Fb, and on a quantised Fb > 0 hand the source a CNM (the "ding") carrying it.
     pub(super) fn on_conmes(&mut self, fi: usize, qlen: i32, cpid: u32) {
         self.nicfb.conmes_rx[fi] += 1;
-        let sent = self.flows[fi].sent_bytes;
-        let sample =
-            self.nicfb.nics[fi].on_conmes(&self.sc.qcn.cp, &self.sc.qcn.nic, qlen as u64, sent);
+        let sent = self.core.flows[fi].sent_bytes;
+        let sample = self.nicfb.nics[fi].on_conmes(
+            &self.core.sc.qcn.cp,
+            &self.core.sc.qcn.nic,
+            qlen as u64,
+            sent,
+        );
         if let Some(s) = sample {
             if s.sends_cnm() {
                 self.host_react(Pkt {

@@ -8,55 +8,66 @@ impl<'a> Sim<'a> {
     /// Generate every frame with its own event (slower; the default lazy generator must give
     /// identical results, which a test checks).
     pub fn set_lazy_generation(&mut self, on: bool) {
-        self.lazy_gen = on;
+        self.core.lazy_gen = on;
     }
 
     /// Build every frame that a full rate-limiter queue drops and drop it (slower; the default
     /// counts them without building them and must give identical results, which a test checks).
     pub fn set_counted_drops(&mut self, on: bool) {
-        self.count_drops = on;
+        self.core.count_drops = on;
     }
 
     /// Keep every transmission-done as an event in the queue (slower; the default keeps one in
     /// a slot beside the queue and must give identical results, which a test checks).
     pub fn set_txdone_slot(&mut self, on: bool) {
-        self.slot_on = on;
+        self.core.slot_on = on;
     }
 
     /// Transmission-dones that were fired from the slot instead of popped from the queue.
     pub fn slot_fires(&self) -> u64 {
-        self.slot_fires
+        self.core.slot_fires
     }
 
     /// Events handled: popped from the queue or fired from the transmission-done slot.
     pub fn events(&self) -> u64 {
-        self.events + self.slot_fires
+        self.core.events + self.core.slot_fires
     }
 
     /// Data frames alive in the network (queues, links, rate limiters) right now.
     pub fn live_data_frames(&self) -> u64 {
         // frames in the arena, and those not yet there (made, in a rate-limiter queue)
-        self.live_data + self.flows.iter().map(|f| f.rl_q.len() as u64).sum::<u64>()
+        self.core.live_data
+            + self
+                .core
+                .flows
+                .iter()
+                .map(|f| f.rl_q.len() as u64)
+                .sum::<u64>()
     }
 
     /// Data frames whose arrival at their destination falls after the end of the run.
     pub fn late_data_frames(&self) -> u64 {
-        self.flows.iter().map(|f| f.late_frames).sum()
+        self.core.flows.iter().map(|f| f.late_frames).sum()
     }
 
     pub fn into_output(mut self, seed: u64, wall_s: f64) -> RunOutput {
-        let sc = self.sc;
+        let sc = self.core.sc;
         let events = self.events();
         let port_name: Vec<String> = (0..sc.n_ports()).map(|p| sc.port_name(p)).collect();
         let flow_name: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
         let node_name = |n: u32| sc.nodes[n as usize].name.clone();
         // the recorder's columns move into the tables (no copy of large sample vectors)
-        let mc_dst: Vec<Option<String>> =
-            (0..self.flows.len()).map(|i| self.mc_flow_dst(i)).collect();
-        let mc_copies: Vec<u64> = (0..self.flows.len()).map(|i| self.mc_copies(i)).collect();
-        let gbn_counts: Vec<[u64; 5]> = (0..self.flows.len()).map(|i| self.gbn_counts(i)).collect();
+        let mc_dst: Vec<Option<String>> = (0..self.core.flows.len())
+            .map(|i| self.mc_flow_dst(i))
+            .collect();
+        let mc_copies: Vec<u64> = (0..self.core.flows.len())
+            .map(|i| self.mc_copies(i))
+            .collect();
+        let gbn_counts: Vec<[u64; 5]> = (0..self.core.flows.len())
+            .map(|i| self.gbn_counts(i))
+            .collect();
         let mc_members = (!sc.groups.is_empty()).then(|| self.mc_members_table());
-        let (echo_sent, fb99_sent): (Vec<i64>, Vec<i64>) = (0..self.ports.len())
+        let (echo_sent, fb99_sent): (Vec<i64>, Vec<i64>) = (0..self.core.ports.len())
             .map(|p| {
                 let (e, f) = self.port_echo_fb99(p);
                 (e as i64, f as i64)
@@ -65,7 +76,7 @@ impl<'a> Sim<'a> {
         let ba_available = self.ba_available_s();
         let fct = self.fct_table();
         let link_out = self.link_outputs();
-        let mut rec = self.rec;
+        let mut rec = self.core.rec;
         let mut tables = Vec::new();
 
         // port_throughput
@@ -198,7 +209,7 @@ impl<'a> Sim<'a> {
         }
         // flows
         {
-            let fl = &self.flows;
+            let fl = &self.core.flows;
             let spec = &sc.flows;
             let dur = units::secs(sc.duration);
             tables.push(
@@ -396,7 +407,7 @@ impl<'a> Sim<'a> {
         tables.extend(self.buf.table(sc));
         // ports
         {
-            let ps = &self.ports;
+            let ps = &self.core.ports;
             let dur = sc.duration as f64;
             let fcs = self.fc.port_stats(ps.len(), sc.duration);
             tables.push(
@@ -483,7 +494,7 @@ impl<'a> Sim<'a> {
         crate::summary::append_rows(&mut summary, self.buf.summary_rows(sc));
         crate::summary::append_rows(&mut summary, self.fc.guard.rows(sc));
         if let Some(members) = mc_members {
-            let rows = Self::mc_summary_rows(sc, &self.flows, &self.mc_win, &tables);
+            let rows = Self::mc_summary_rows(sc, &self.core.flows, &self.mc_win, &tables);
             crate::summary::append_rows(&mut summary, rows);
             tables.push(members);
         }
@@ -495,7 +506,7 @@ impl<'a> Sim<'a> {
             events,
             sim_time_ps: sc.duration,
             wall_s,
-            frames_forwarded: self.frames_forwarded,
+            frames_forwarded: self.core.frames_forwarded,
         }
     }
 }

@@ -308,12 +308,12 @@ impl<'a> Sim<'a> {
         if self.buf.pending.is_some() {
             self.buf_pending();
         }
-        let pk = self.pkts[pkt as usize];
-        let port = &self.ports[pi];
+        let pk = self.core.pkts[pkt as usize];
+        let port = &self.core.ports[pi];
         if !port.from_switch {
             return;
         }
-        let class = self.flows[pk.flow as usize].class as usize;
+        let class = self.core.flows[pk.flow as usize].class as usize;
         let input = self.input_port(pk.flow, pk.hop);
         let m = self.fc.meter_key(pi, input, class);
         let Some(meter) = self.fc.meters[m].as_mut() else {
@@ -345,8 +345,8 @@ impl<'a> Sim<'a> {
 
     /// A data frame of `class` left egress port `pi`'s queue (its transmission started).
     fn fc_dequeued(&mut self, pi: usize, pkt: u32) {
-        let pk = self.pkts[pkt as usize];
-        let class = self.flows[pk.flow as usize].class as usize;
+        let pk = self.core.pkts[pkt as usize];
+        let class = self.core.flows[pk.flow as usize].class as usize;
         let input = self.input_port(pk.flow, pk.hop);
         let m = self.fc.meter_key(pi, input, class);
         let Some(meter) = self.fc.meters[m].as_mut() else {
@@ -365,7 +365,7 @@ impl<'a> Sim<'a> {
     /// arrived through: the previous hop, or for a multicast flow its tree parent.
     #[inline]
     pub(super) fn input_port(&self, flow: u32, hop: u16) -> usize {
-        let f = &self.sc.flows[flow as usize];
+        let f = &self.core.sc.flows[flow as usize];
         let prev = if f.tree_parent.is_empty() {
             hop as usize - 1
         } else {
@@ -378,9 +378,9 @@ impl<'a> Sim<'a> {
         if self.fc.xon_only {
             return;
         }
-        let at = self.now + self.fc.ports[slot / self.fc.nc].refresh_ps;
+        let at = self.core.now + self.fc.ports[slot / self.fc.nc].refresh_ps;
         if let Some(gen) = self.fc.slots[slot].refresh.arm(at) {
-            self.q.push(
+            self.core.q.push(
                 at,
                 Ev::PauseRefresh {
                     slot: slot as u32,
@@ -400,7 +400,7 @@ impl<'a> Sim<'a> {
         s.queued = true;
         let r = (slot / self.fc.nc) ^ 1;
         self.fc.ports[r].pending.push_back(slot as u32);
-        self.ports[r].fc_waiting += 1;
+        self.core.ports[r].fc_waiting += 1;
         self.kick(r);
     }
 
@@ -408,14 +408,14 @@ impl<'a> Sim<'a> {
     /// classes that are not paused (PFC: the highest priority first).
     #[inline(never)]
     pub(super) fn fc_start_next(&mut self, pi: usize) {
-        let now = self.now;
+        let now = self.core.now;
         if let Some(slot) = self.fc.ports[pi].pending.pop_front() {
-            self.ports[pi].fc_waiting -= 1;
+            self.core.ports[pi].fc_waiting -= 1;
             self.fc_send_frame(pi, slot as usize);
             return;
         }
         let mask = self.fc.ports[pi].paused_mask;
-        let port = &mut self.ports[pi];
+        let port = &mut self.core.ports[pi];
         let cnm_blocked = if self.fc.pfc {
             mask >> self.fc.cnm_class & 1 == 1
         } else {
@@ -435,7 +435,7 @@ impl<'a> Sim<'a> {
                 return;
             };
             let d = port.pq[c].pop_front().expect("class queue not empty");
-            let size = self.pkts[d as usize].size as u64;
+            let size = self.core.pkts[d as usize].size as u64;
             port.track_q(now);
             port.q_bytes -= size;
             port.pq_bytes[c] -= size;
@@ -449,7 +449,7 @@ impl<'a> Sim<'a> {
                 return;
             };
             port.track_q(now);
-            port.q_bytes -= self.pkts[d as usize].size as u64;
+            port.q_bytes -= self.core.pkts[d as usize].size as u64;
             d
         };
         let from_switch = port.from_switch;
@@ -461,7 +461,7 @@ impl<'a> Sim<'a> {
             // DCQCN marking at dequeue, against the queue the frame leaves behind
             self.ecn_mark(pi, ecn as usize, pkt);
         }
-        let pk = self.pkts[pkt as usize];
+        let pk = self.core.pkts[pkt as usize];
         // transmit first: the meter update may queue a flow-control frame on this very port,
         // which must then wait for this frame
         self.transmit(pi, pkt);
@@ -477,7 +477,7 @@ impl<'a> Sim<'a> {
     }
 
     fn fc_send_frame(&mut self, pi: usize, slot: usize) {
-        let now = self.now;
+        let now = self.core.now;
         let nc = self.fc.nc;
         let s = &mut self.fc.slots[slot];
         s.queued = false;
@@ -509,7 +509,7 @@ impl<'a> Sim<'a> {
             quanta,
             duration,
         });
-        self.q.push(
+        self.core.q.push(
             act,
             Ev::PauseRx {
                 slot: slot as u32,
@@ -522,7 +522,7 @@ impl<'a> Sim<'a> {
 
     /// A PAUSE/PFC frame for `slot` is acted upon (response delay after its arrival).
     pub(super) fn on_pause_rx(&mut self, slot: usize, quanta: u32) {
-        let now = self.now;
+        let now = self.core.now;
         let p = slot / self.fc.nc;
         self.fc.bin_frame(p, now);
         self.fc.slots[slot].received += 1;
@@ -546,7 +546,7 @@ impl<'a> Sim<'a> {
             ExpiryCmd::Cancel => s.expiry.cancel(),
             ExpiryCmd::Arm(t) => {
                 if let Some(gen) = s.expiry.arm(t) {
-                    self.q.push(
+                    self.core.q.push(
                         t,
                         Ev::PauseExpire {
                             slot: slot as u32,
@@ -561,12 +561,12 @@ impl<'a> Sim<'a> {
 
     pub(super) fn on_pause_expire(&mut self, slot: usize, gen: u32) {
         let s = &mut self.fc.slots[slot];
-        match s.expiry.popped(self.now, gen) {
+        match s.expiry.popped(self.core.now, gen) {
             Popped::Fire => {
-                let change = s.rx.on_expiry(self.now);
+                let change = s.rx.on_expiry(self.core.now);
                 self.fc_apply(slot, change, 0, 0);
             }
-            Popped::Requeue(t) => self.q.push(
+            Popped::Requeue(t) => self.core.q.push(
                 t,
                 Ev::PauseExpire {
                     slot: slot as u32,
@@ -578,14 +578,14 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn on_pause_refresh(&mut self, slot: usize, gen: u32) {
-        match self.fc.slots[slot].refresh.popped(self.now, gen) {
+        match self.fc.slots[slot].refresh.popped(self.core.now, gen) {
             Popped::Fire => {
                 if self.fc.slots[slot].tx.on_refresh() == SendCmd::Xoff {
                     self.fc_queue_frame(slot);
                     self.fc_arm_refresh(slot);
                 }
             }
-            Popped::Requeue(t) => self.q.push(
+            Popped::Requeue(t) => self.core.q.push(
                 t,
                 Ev::PauseRefresh {
                     slot: slot as u32,
@@ -598,7 +598,7 @@ impl<'a> Sim<'a> {
 
     /// Apply a receiver state change of `slot`.
     pub(super) fn fc_apply(&mut self, slot: usize, change: RxChange, quanta: u32, until: SimTime) {
-        let now = self.now;
+        let now = self.core.now;
         let nc = self.fc.nc;
         let p = slot / nc;
         let class = slot % nc;
@@ -650,10 +650,10 @@ impl<'a> Sim<'a> {
     /// A host NIC port's class was paused (`gate`) or resumed: stop or restart the rate
     /// limiters of its flows of that class and freeze or thaw their RP timers.
     fn fc_gate_flows(&mut self, p: usize, class: usize, gate: bool) {
-        let now = self.now;
+        let now = self.core.now;
         for k in 0..self.fc.ports[p].nic_flows.len() {
             let fi = self.fc.ports[p].nic_flows[k] as usize;
-            let f = &mut self.flows[fi];
+            let f = &mut self.core.flows[fi];
             if f.class as usize != class {
                 continue;
             }
@@ -664,7 +664,7 @@ impl<'a> Sim<'a> {
                 None => RpOutput::NONE,
             };
             self.rp_output(fi, out, now);
-            let f = &mut self.flows[fi];
+            let f = &mut self.core.flows[fi];
             if gate {
                 if Self::rl_limited(f) {
                     f.rl_timer.cancel();
@@ -683,7 +683,7 @@ impl<'a> Sim<'a> {
 
     /// Sample every flow's rate-limiter queue and its NIC queue.
     pub(super) fn sample_host_queues(&mut self, t: SimTime) {
-        for fi in 0..self.flows.len() {
+        for fi in 0..self.core.flows.len() {
             // Lazily generated frames born before `t` are materialised first (the same outcome
             // as at the next departure, see `catch_up`). Frames born at `t` itself are left to
             // the events of the instant, as with one event per frame, whose generation event
@@ -691,8 +691,8 @@ impl<'a> Sim<'a> {
             if t > 0 {
                 self.catch_up(fi, t - 1);
             }
-            let f = &self.flows[fi];
-            let nic = &self.ports[f.path[0] as usize];
+            let f = &self.core.flows[fi];
+            let nic = &self.core.ports[f.path[0] as usize];
             let fc = &mut self.fc;
             fc.hq_t.push(t as i64);
             fc.hq_flow.push(fi as u32);

@@ -21,13 +21,13 @@ impl<'a> Sim<'a> {
         let CpState::Qcn(cp) = &mut self.cps[cpi] else {
             return;
         };
-        if let Some(s) = cp.on_enqueue(&self.sc.qcn.cp, qlen, size) {
-            let flow = self.pkts[pkt as usize].flow;
+        if let Some(s) = cp.on_enqueue(&self.core.sc.qcn.cp, qlen, size) {
+            let flow = self.core.pkts[pkt as usize].flow;
             if s.sends_cnm() && self.cnm_wanted(pi, pkt, &s) {
                 self.send_feedback(pi, flow, KIND_CNM, s.qntz_fb as i32);
-                if self.sc.qcn.cp.qold_at_feedback {
+                if self.core.sc.qcn.cp.qold_at_feedback {
                     if let CpState::Qcn(cp) = &mut self.cps[cpi] {
-                        cp.feedback_sent(&self.sc.qcn.cp, qlen);
+                        cp.feedback_sent(&self.core.sc.qcn.cp, qlen);
                     }
                 }
             } else if self.tr.pushback && !s.sends_cnm() {

@@ -70,18 +70,18 @@ impl Transient {
 impl<'a> Sim<'a> {
     /// Create the BA sensors (every CP port) and the SONAR machines (every flow).
     pub(super) fn transient_init(&mut self) {
-        let sc = self.sc;
+        let sc = self.core.sc;
         if sc.cc != CcMode::Qcn {
             return;
         }
         if sc.qcn.transient.ba.is_some() {
-            for pi in 0..self.ports.len() {
-                if self.ports[pi].cp == NONE {
+            for pi in 0..self.core.ports.len() {
+                if self.core.ports[pi].cp == NONE {
                     continue;
                 }
                 let (sensor, cmd) = BaSensor::new(&self.tr.ba_p, 0);
                 let bi = self.tr.bas.len() as u32;
-                self.ports[pi].ba = bi;
+                self.core.ports[pi].ba = bi;
                 self.tr.bas.push(BaPort {
                     port: pi as u32,
                     sensor,
@@ -104,7 +104,7 @@ impl<'a> Sim<'a> {
                     sf_ps: s.sf_ps,
                     we_starts: s.we_starts,
                 };
-                self.flows[fi].tx.sonar = Some(Box::new((Sonar::default(), p)));
+                self.core.flows[fi].tx.sonar = Some(Box::new((Sonar::default(), p)));
             }
         }
     }
@@ -118,7 +118,7 @@ impl<'a> Sim<'a> {
             TimerCmd::Cancel => b.timer.cancel(),
             TimerCmd::Arm(at) => {
                 if let Some(gen) = b.timer.arm(at) {
-                    self.q.push(at, Ev::BaTimer { ba: bi as u32, gen });
+                    self.core.q.push(at, Ev::BaTimer { ba: bi as u32, gen });
                 }
             }
         }
@@ -128,9 +128,11 @@ impl<'a> Sim<'a> {
     /// data frames in every queue: with PFC they wait in the per-priority queues.
     #[inline]
     pub(super) fn ba_qlen(&mut self, pi: usize) {
-        let bi = self.ports[pi].ba as usize;
-        let q = self.ports[pi].q_frames() as u64;
-        let out = self.tr.bas[bi].sensor.on_qlen(&self.tr.ba_p, self.now, q);
+        let bi = self.core.ports[pi].ba as usize;
+        let q = self.core.ports[pi].q_frames() as u64;
+        let out = self.tr.bas[bi]
+            .sensor
+            .on_qlen(&self.tr.ba_p, self.core.now, q);
         if out.timer != TimerCmd::Keep {
             self.ba_timer_cmd(bi, out.timer);
         }
@@ -141,19 +143,19 @@ impl<'a> Sim<'a> {
 
     pub(super) fn on_ba_timer(&mut self, bi: u32, gen: u32) {
         let b = &mut self.tr.bas[bi as usize];
-        match b.timer.popped(self.now, gen) {
+        match b.timer.popped(self.core.now, gen) {
             Popped::Fire => {
-                if b.sensor.on_timer(self.now).changed {
+                if b.sensor.on_timer(self.core.now).changed {
                     self.ba_changed(bi as usize);
                 }
             }
-            Popped::Requeue(t) => self.q.push(t, Ev::BaTimer { ba: bi, gen }),
+            Popped::Requeue(t) => self.core.q.push(t, Ev::BaTimer { ba: bi, gen }),
             Popped::Stale => {}
         }
     }
 
     fn ba_changed(&mut self, bi: usize) {
-        let now = self.now;
+        let now = self.core.now;
         let b = &mut self.tr.bas[bi];
         let ba = b.sensor.ba();
         if ba {
@@ -167,13 +169,14 @@ impl<'a> Sim<'a> {
 
     #[inline]
     fn ba_zero(&self, pi: usize) -> bool {
-        let bi = self.ports[pi].ba;
+        let bi = self.core.ports[pi].ba;
         bi != NONE && !self.tr.bas[bi as usize].sensor.ba()
     }
 
     /// Time with BA = 1 of each port up to the end of the run (NaN without a sensor), s.
     pub(super) fn ba_available_s(&self) -> Vec<f64> {
-        self.ports
+        self.core
+            .ports
             .iter()
             .map(|p| {
                 if p.ba == NONE {
@@ -181,7 +184,7 @@ impl<'a> Sim<'a> {
                 }
                 let b = &self.tr.bas[p.ba as usize];
                 let open = if b.sensor.ba() {
-                    self.end - b.ba_since
+                    self.core.end - b.ba_since
                 } else {
                     0
                 };
@@ -191,7 +194,7 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn port_echo_fb99(&self, pi: usize) -> (u64, u64) {
-        let bi = self.ports[pi].ba;
+        let bi = self.core.ports[pi].ba;
         if bi == NONE {
             (0, 0)
         } else {
@@ -202,9 +205,9 @@ impl<'a> Sim<'a> {
 
     #[inline]
     fn record(&mut self, kind: u8, node: u32, flow: u32, value: i64) {
-        if self.rec.mask & (1 << kind) != 0 {
-            let t = self.now;
-            self.rec.event(EvRec {
+        if self.core.rec.mask & (1 << kind) != 0 {
+            let t = self.core.now;
+            self.core.rec.event(EvRec {
                 t,
                 kind,
                 node,
@@ -218,7 +221,7 @@ impl<'a> Sim<'a> {
 
     /// Count a SONAR echo or an Fb99 sent by CP port `pi` (for `send_feedback`); its event kind.
     pub(super) fn transient_sent(&mut self, pi: usize, kind: u8) -> u8 {
-        let ba = &mut self.tr.bas[self.ports[pi].ba as usize];
+        let ba = &mut self.tr.bas[self.core.ports[pi].ba as usize];
         if kind == KIND_ECHO {
             ba.echo_sent += 1;
             REC_ECHO_SENT
@@ -235,7 +238,7 @@ impl<'a> Sim<'a> {
         if !self.ba_zero(pi) {
             return;
         }
-        self.flows[flow as usize].tx.special_saw_ba0 = true;
+        self.core.flows[flow as usize].tx.special_saw_ba0 = true;
         self.send_feedback(pi, flow, KIND_ECHO, 0);
     }
 
@@ -251,13 +254,13 @@ impl<'a> Sim<'a> {
     // ---------------------------------------------------------------- reaction point side
 
     fn ping_cmd(&mut self, fi: usize, cmd: TimerCmd) {
-        let f = &mut self.flows[fi];
+        let f = &mut self.core.flows[fi];
         match cmd {
             TimerCmd::Keep => {}
             TimerCmd::Cancel => f.tx.ping_timer.cancel(),
             TimerCmd::Arm(at) => {
                 if let Some(gen) = f.tx.ping_timer.arm(at) {
-                    self.q.push(
+                    self.core.q.push(
                         at,
                         Ev::PingTimer {
                             flow: fi as u32,
@@ -271,8 +274,8 @@ impl<'a> Sim<'a> {
 
     /// A data frame of flow `fi` leaves the rate limiter: mark it special if SONAR asks.
     pub(super) fn sonar_on_send(&mut self, fi: usize, pkt: u32) {
-        let now = self.now;
-        let f = &mut self.flows[fi];
+        let now = self.core.now;
+        let f = &mut self.core.flows[fi];
         let Some(s) = f.tx.sonar.as_mut() else {
             return;
         };
@@ -287,7 +290,7 @@ impl<'a> Sim<'a> {
         if special {
             f.tx.special_sent += 1;
             f.tx.special_saw_ba0 = false;
-            self.pkts[pkt as usize].flags |= FLAG_SPECIAL;
+            self.core.pkts[pkt as usize].flags |= FLAG_SPECIAL;
             let src = f.src;
             self.record(REC_SPECIAL_SENT, src, fi as u32, 0);
         }
@@ -296,8 +299,8 @@ impl<'a> Sim<'a> {
 
     /// A CNM reached flow `fi`'s RP (after the RP reacted): the ping timer goes to WP.
     pub(super) fn sonar_on_cnm(&mut self, fi: usize) {
-        let now = self.now;
-        let f = &mut self.flows[fi];
+        let now = self.core.now;
+        let f = &mut self.core.flows[fi];
         let active = f.rp.as_ref().is_some_and(|rp| rp.is_active());
         let Some(s) = f.tx.sonar.as_mut() else {
             return;
@@ -309,12 +312,12 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn on_ping_timer(&mut self, fi: u32, gen: u32) {
-        let now = self.now;
-        let f = &mut self.flows[fi as usize];
+        let now = self.core.now;
+        let f = &mut self.core.flows[fi as usize];
         match f.tx.ping_timer.popped(now, gen) {
             Popped::Fire => {}
             Popped::Requeue(t) => {
-                self.q.push(t, Ev::PingTimer { flow: fi, gen });
+                self.core.q.push(t, Ev::PingTimer { flow: fi, gen });
                 return;
             }
             Popped::Stale => return,
@@ -336,20 +339,20 @@ impl<'a> Sim<'a> {
             SonarAction::ShortFuse => {
                 // a false alarm: the probe passed a CP with BA = 0 (that CP echoed it), yet no
                 // echo came back within WE
-                let false_alarm = self.flows[fi].tx.special_saw_ba0;
-                let f = &mut self.flows[fi];
+                let false_alarm = self.core.flows[fi].tx.special_saw_ba0;
+                let f = &mut self.core.flows[fi];
                 f.tx.short_fuse += 1;
                 f.tx.false_alarms += false_alarm as u64;
                 let src = f.src;
                 self.record(REC_SHORT_FUSE, src, fi as u32, false_alarm as i64);
-                let f = &mut self.flows[fi];
+                let f = &mut self.core.flows[fi];
                 if let Some(Reaction::Qcn { rp, p }) = f.rp.as_mut() {
                     let out = rp.sonar_short_fuse(p);
                     self.rp_output(fi, out, now);
                 }
             }
             SonarAction::HaiTick => {
-                let f = &mut self.flows[fi];
+                let f = &mut self.core.flows[fi];
                 if let Some(Reaction::Qcn { rp, p }) = f.rp.as_mut() {
                     let out = rp.sonar_hai_tick(p);
                     self.rp_output(fi, out, now);
@@ -360,9 +363,9 @@ impl<'a> Sim<'a> {
 
     /// A transient-response control frame (echo or Fb99) reached its host.
     pub(super) fn transient_control(&mut self, pk: Pkt) {
-        let now = self.now;
+        let now = self.core.now;
         let fi = pk.flow as usize;
-        let f = &mut self.flows[fi];
+        let f = &mut self.core.flows[fi];
         let src = f.src;
         match pk.kind {
             KIND_ECHO => {

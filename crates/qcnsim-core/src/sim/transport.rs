@@ -60,25 +60,25 @@ impl<'a> Sim<'a> {
     /// The source made frame `seq` of gbn flow `fi` (a retransmission is counted).
     #[inline(never)]
     pub(super) fn gbn_made(&mut self, fi: usize, seq: u32, size: u32) {
-        let g = self.flows[fi].gbn as usize;
+        let g = self.core.flows[fi].gbn as usize;
         self.gbn.snd[g].on_made(seq, size);
     }
 
     /// Frame `seq` of gbn flow `flow` goes on the wire at its source NIC.
     #[inline(never)]
     pub(super) fn gbn_on_wire(&mut self, flow: u32, seq: i32) {
-        let g = self.flows[flow as usize].gbn as usize;
-        let cmd = self.gbn.snd[g].on_wire(&self.gbn.p, seq as u32, self.now);
+        let g = self.core.flows[flow as usize].gbn as usize;
+        let cmd = self.gbn.snd[g].on_wire(&self.gbn.p, seq as u32, self.core.now);
         self.gbn_timer(flow, cmd);
     }
 
     fn gbn_timer(&mut self, flow: u32, cmd: TimerCmd) {
-        let g = self.flows[flow as usize].gbn as usize;
+        let g = self.core.flows[flow as usize].gbn as usize;
         match cmd {
             TimerCmd::Keep => {}
             TimerCmd::Arm(at) => {
                 if let Some(gen) = self.gbn.rto[g].arm(at) {
-                    self.q.push(at, Ev::GbnRto { flow, gen });
+                    self.core.q.push(at, Ev::GbnRto { flow, gen });
                 }
             }
             TimerCmd::Cancel => self.gbn.rto[g].cancel(),
@@ -90,10 +90,10 @@ impl<'a> Sim<'a> {
     #[inline(never)]
     pub(super) fn gbn_receive(&mut self, pk: Pkt, t: SimTime) {
         let fi = pk.flow as usize;
-        let g = self.flows[fi].gbn as usize;
+        let g = self.core.flows[fi].gbn as usize;
         let n = self.gbn.snd[g].n;
         let v = self.gbn.rcv[g].on_frame(&self.gbn.p, pk.fb as u32, n, t);
-        let f = &mut self.flows[fi];
+        let f = &mut self.core.flows[fi];
         if v.accepted {
             f.rx_frames += 1;
             f.rx_bytes += pk.size as u64;
@@ -107,7 +107,7 @@ impl<'a> Sim<'a> {
             Reply::Ack(a) => a,
             Reply::Nack(a) => a | NACK_BIT,
         };
-        self.q.push(
+        self.core.q.push(
             t,
             Ev::GbnReply {
                 flow: pk.flow,
@@ -118,8 +118,8 @@ impl<'a> Sim<'a> {
 
     /// The receiver of `flow` sends an ACK or a NACK (`code`) towards the source.
     pub(super) fn gbn_send_reply(&mut self, flow: u32, code: u32) {
-        let now = self.now;
-        let dst = self.flows[flow as usize].dst as usize;
+        let now = self.core.now;
+        let dst = self.core.flows[flow as usize].dst as usize;
         let Some(out) = self.feedback_next(dst, flow) else {
             return;
         };
@@ -145,8 +145,8 @@ impl<'a> Sim<'a> {
     /// An ACK or NACK reaches the source of `pk.flow`.
     pub(super) fn gbn_on_reply(&mut self, pk: Pkt) {
         let fi = pk.flow as usize;
-        let g = self.flows[fi].gbn as usize;
-        let now = self.now;
+        let g = self.core.flows[fi].gbn as usize;
+        let now = self.core.now;
         let a = pk.fb as u32;
         let out = if pk.kind == KIND_NACK {
             self.gbn.snd[g].on_nack(a)
@@ -158,13 +158,13 @@ impl<'a> Sim<'a> {
 
     /// The retransmission timer of `flow` may expire.
     pub(super) fn on_gbn_rto(&mut self, flow: u32, gen: u32) {
-        let g = self.flows[flow as usize].gbn as usize;
-        match self.gbn.rto[g].popped(self.now, gen) {
+        let g = self.core.flows[flow as usize].gbn as usize;
+        match self.gbn.rto[g].popped(self.core.now, gen) {
             Popped::Fire => {
                 let out = self.gbn.snd[g].on_timeout();
                 self.gbn_apply(flow, out);
             }
-            Popped::Requeue(t) => self.q.push(t, Ev::GbnRto { flow, gen }),
+            Popped::Requeue(t) => self.core.q.push(t, Ev::GbnRto { flow, gen }),
             Popped::Stale => {}
         }
     }
@@ -178,14 +178,14 @@ impl<'a> Sim<'a> {
 
     /// Go back: withdraw the flow's frames not yet on the wire and make frame `seq` next.
     fn gbn_go_back(&mut self, fi: usize, seq: u32) {
-        let now = self.now;
-        let g = self.flows[fi].gbn as usize;
-        if seq as u64 >= self.flows[fi].gen_k {
+        let now = self.core.now;
+        let g = self.core.flows[fi].gbn as usize;
+        if seq as u64 >= self.core.flows[fi].gen_k {
             // every frame made so far arrived: nothing to withdraw or resend
             return;
         }
         // the rate-limiter queue
-        let f = &mut self.flows[fi];
+        let f = &mut self.core.flows[fi];
         let mut withdrawn = f.rl_q.len() as u64;
         f.rl_q.clear();
         f.rl_q_bytes = 0;
@@ -193,9 +193,9 @@ impl<'a> Sim<'a> {
         // the source NIC's queue (the flow's class queue with PFC)
         let pi = f.path[0] as usize;
         let class = f.class as usize;
-        let port = &mut self.ports[pi];
+        let port = &mut self.core.ports[pi];
         port.track_q(now);
-        let pkts = &self.pkts;
+        let pkts = &self.core.pkts;
         let mut freed: Vec<u32> = Vec::new();
         let mut bytes = 0u64;
         let q = if port.pq.is_empty() {
@@ -226,7 +226,7 @@ impl<'a> Sim<'a> {
         }
         self.gbn.withdrawn[g] += withdrawn;
         // the source: frame `seq` next, now
-        let f = &mut self.flows[fi];
+        let f = &mut self.core.flows[fi];
         let frame = f.frame as u64;
         f.gen_k = seq as u64;
         f.gen_bytes = seq as u64 * frame;
@@ -235,14 +235,14 @@ impl<'a> Sim<'a> {
         f.gen_lazy = false;
         f.next_gen = if now < f.stop { now } else { NEVER };
         if f.next_gen != NEVER {
-            self.q.push(now, Ev::Gen { flow: fi as u32 });
+            self.core.q.push(now, Ev::Gen { flow: fi as u32 });
         }
     }
 
     /// Per flow: retransmitted bytes, timeouts, NACKs received, frames the receiver discarded
     /// (out of order or duplicate), and frames withdrawn before the wire; zeros for udp flows.
     pub(super) fn gbn_counts(&self, fi: usize) -> [u64; 5] {
-        let g = self.flows[fi].gbn;
+        let g = self.core.flows[fi].gbn;
         if g == NONE {
             return [0; 5];
         }
