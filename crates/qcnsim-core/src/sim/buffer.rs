@@ -279,7 +279,7 @@ impl<'a> Sim<'a> {
     /// `start_next` when flow control or a shared memory is on.
     #[inline(never)]
     pub(super) fn slow_start_next(&mut self, pi: usize) {
-        if self.links.as_ref().is_some_and(|l| l.down[pi / 2]) {
+        if self.core.port_down(pi) {
             // a failed link sends nothing (sim/links.rs)
             return;
         }

@@ -142,7 +142,7 @@ impl<'a> Sim<'a> {
     pub(super) fn send_feedback(&mut self, cp_port: usize, flow: u32, kind: u8, payload: i32) {
         let now = self.core.now;
         let sw = self.core.ports[cp_port].node as usize;
-        let Some(out) = self.feedback_next(sw, flow) else {
+        let Some(out) = self.core.feedback_next(sw, flow) else {
             return;
         };
         let (rec_kind, size) = match kind {
@@ -177,7 +177,7 @@ impl<'a> Sim<'a> {
                 value: payload as i64,
             });
         }
-        let pkt = self.alloc(Pkt {
+        let pkt = self.core.alloc(Pkt {
             born: now,
             size,
             flow,
@@ -198,31 +198,11 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The port a feedback message of `flow` at node `at` leaves by towards the flow's source:
-    /// the shortest path, or (`cc.feedback_route = "reverse"`) the reverse of the flow's path.
-    #[inline]
-    pub(super) fn feedback_next(&self, at: usize, flow: u32) -> Option<usize> {
-        if let Some(ls) = &self.links {
-            // link failures: the routes of the moment
-            return ls
-                .routes
-                .next(at, self.core.flows[flow as usize].src as usize);
-        }
-        if self.rev_route.is_empty() {
-            return self
-                .core
-                .sc
-                .routes
-                .next(at, self.core.flows[flow as usize].src as usize);
-        }
-        self.rev_route.port(flow as usize, at)
-    }
-
     /// A control frame reaches its destination host: count and record it, then let the flow's
     /// reaction point react, and apply what it asks for.
     pub(super) fn on_host_control(&mut self, pkt: u32) {
         let pk = self.core.pkts[pkt as usize];
-        self.release(pkt);
+        self.core.release(pkt);
         self.host_react(pk);
     }
 

@@ -83,11 +83,11 @@ impl<'a> Sim<'a> {
     pub(super) fn send_cnp(&mut self, flow: u32) {
         let now = self.core.now;
         let dst = self.core.flows[flow as usize].dst as usize;
-        let Some(out) = self.feedback_next(dst, flow) else {
+        let Some(out) = self.core.feedback_next(dst, flow) else {
             return;
         };
         self.dc.cnp_sent[flow as usize] += 1;
-        let pkt = self.alloc(Pkt {
+        let pkt = self.core.alloc(Pkt {
             born: now,
             size: self.core.sc.dcqcn.cnp_bytes,
             flow,

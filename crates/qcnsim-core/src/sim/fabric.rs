@@ -119,7 +119,7 @@ impl<'a> Sim<'a> {
                     value: size as i64,
                 });
             }
-            self.release(pkt);
+            self.core.release(pkt);
             return;
         }
         let port = &mut self.core.ports[pi];
@@ -419,7 +419,11 @@ impl<'a> Sim<'a> {
                 return;
             }
             if f.route == links::ROUTE_LOOKUP {
-                return self.route_lookup(pkt, self.core.pkts[pkt as usize]);
+                let ls = self.links.as_mut().expect("link failures");
+                if let Some(port) = ls.route(&mut self.core, pkt) {
+                    self.enqueue_data(port, pkt);
+                }
+                return;
             }
             pk.hop = hop;
             let port = if f.route == links::ROUTE_SPRAY {
@@ -429,9 +433,9 @@ impl<'a> Sim<'a> {
             };
             self.enqueue_data(port, pkt);
         } else {
-            match self.feedback_next(at as usize, flow) {
+            match self.core.feedback_next(at as usize, flow) {
                 Some(port) => self.enqueue_ctrl(port, pkt),
-                None => self.release(pkt),
+                None => self.core.release(pkt),
             }
         }
     }
@@ -469,9 +473,9 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn enqueue_ctrl(&mut self, pi: usize, pkt: u32) {
-        if self.core.ports[pi].from_switch && self.links.as_ref().is_some_and(|l| l.down[pi / 2]) {
+        if self.core.ports[pi].from_switch && self.core.port_down(pi) {
             // a switch drops what it would send on a failed link (a host's NIC holds it)
-            self.release(pkt);
+            self.core.release(pkt);
             return;
         }
         if self.core.slot_t != NEVER && self.core.slot_port == pi as u32 {

@@ -17,6 +17,7 @@
 use super::*;
 use crate::scenario::routes::{flow_key, hash_pick, Routes};
 use crate::scenario::RoutingMode;
+use crate::table::Table;
 
 /// `Flow::route`: the frame follows the flow's fixed path.
 pub(super) const ROUTE_PATH: u8 = 0;
@@ -25,19 +26,31 @@ pub(super) const ROUTE_SPRAY: u8 = 1;
 /// Hop by hop on the routes of the moment (a scenario with link failures).
 pub(super) const ROUTE_LOOKUP: u8 = 2;
 
+/// The link-failure subsystem: when each link last went down, the real capacity of a failed
+/// link's ports, and the counters. Which links are down and the routes of the moment are the
+/// data path's (`Core::link_down`, `Core::routes_now`); this subsystem keeps them.
 pub(super) struct LinkState {
-    pub(super) down: Vec<bool>,
     /// The last time each link went down (NEVER: not yet).
     last_down: Vec<SimTime>,
-    pub(super) routes: Routes,
     /// The capacity of each port of a link while it is down is 0 frames; the real one is kept
     /// here.
     saved_cap: Vec<Capacity>,
     /// (time, link, up, frames dropped from its queues)
-    pub(super) rows: Vec<(SimTime, u32, bool, u64)>,
-    pub(super) lost_in_flight: u64,
-    pub(super) unroutable: u64,
+    rows: Vec<(SimTime, u32, bool, u64)>,
+    lost_in_flight: u64,
+    unroutable: u64,
     cand: Vec<u32>,
+}
+
+/// What a link change asks of the data path at one of the link's two ports.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(super) enum PortChange {
+    /// Nothing (a host's NIC port whose link went down keeps its frames).
+    None,
+    /// The port may send again: start its next transmission.
+    Kick,
+    /// The port's queue was emptied (its frames dropped).
+    Emptied,
 }
 
 impl LinkState {
@@ -46,9 +59,7 @@ impl LinkState {
             return None;
         }
         Some(LinkState {
-            down: vec![false; sc.links.len()],
             last_down: vec![NEVER; sc.links.len()],
-            routes: sc.routes.clone(),
             saved_cap: vec![Capacity::Infinite; sc.n_ports()],
             rows: Vec::new(),
             lost_in_flight: 0,
@@ -56,14 +67,12 @@ impl LinkState {
             cand: Vec::with_capacity(16),
         })
     }
-}
 
-impl<'a> Sim<'a> {
     /// The port data frame `pk` was last sent on.
     #[inline]
-    fn last_port(&self, pk: &Pkt) -> usize {
+    fn last_port(core: &Core, pk: &Pkt) -> usize {
         if pk.hop == 0 {
-            self.core.flows[pk.flow as usize].path[0] as usize
+            core.flows[pk.flow as usize].path[0] as usize
         } else {
             pk.hop as usize - 1
         }
@@ -71,39 +80,36 @@ impl<'a> Sim<'a> {
 
     /// Data frame `pk`, arriving now at the end of port `pi`'s link, was on that link when it
     /// failed.
-    fn lost_on_link(&self, pi: usize, size: u32) -> bool {
-        let Some(ls) = &self.links else {
-            return false;
-        };
-        let d = ls.last_down[pi / 2];
+    fn lost_on_link(&self, core: &Core, pi: usize, size: u32) -> bool {
+        let d = self.last_down[pi / 2];
         if d == NEVER {
             return false;
         }
-        let port = &self.core.ports[pi];
+        let port = &core.ports[pi];
         // its last bit arrived at `end` (before the next switch's forwarding latency); its first
         // bit left one transmission and one propagation delay earlier
-        let end = self.core.now - (port.to_peer_queue - port.prop);
+        let end = core.now - (port.to_peer_queue - port.prop);
         let tx = units::tx_time_f((size + port.preamble) as u64, port.rate);
         let start = end.saturating_sub(port.prop + tx);
         d > start && d <= end
     }
 
     /// Drop data frame `pkt` lost on the link of port `pi` (or with no route, `pi` = NONE).
-    fn drop_routed(&mut self, pkt: u32, pk: Pkt, pi: usize) {
-        let f = &mut self.core.flows[pk.flow as usize];
-        if pi == NONE as usize || self.core.ports[pi].from_switch {
+    fn drop_routed(core: &mut Core, pkt: u32, pk: Pkt, pi: usize) {
+        let f = &mut core.flows[pk.flow as usize];
+        if pi == NONE as usize || core.ports[pi].from_switch {
             f.net_drops += 1;
         } else {
             f.nic_drops += 1;
         }
         if pi != NONE as usize {
-            let port = &mut self.core.ports[pi];
+            let port = &mut core.ports[pi];
             port.drop_frames += 1;
             port.drop_bytes += pk.size as u64;
         }
-        if self.core.rec.wants(REC_DROP) || self.core.rec.rec_switch_drop {
-            self.core.rec.event(EvRec {
-                t: self.core.now,
+        if core.rec.wants(REC_DROP) || core.rec.rec_switch_drop {
+            core.rec.event(EvRec {
+                t: core.now,
                 kind: REC_DROP,
                 node: if pi == NONE as usize {
                     pk.at
@@ -114,104 +120,99 @@ impl<'a> Sim<'a> {
                 value: pk.size as i64,
             });
         }
-        self.release(pkt);
+        core.release(pkt);
     }
 
-    /// A data frame of a [`ROUTE_LOOKUP`] flow arrives at switch `pk.at`: drop it if its link
-    /// failed under it, else send it on towards its destination on the routes of the moment.
+    /// A data frame of a [`ROUTE_LOOKUP`] flow arrives at switch `pk.at`: the port it goes on by
+    /// on the routes of the moment, or `None` when it was dropped (its link failed under it, or
+    /// no route is left).
     #[inline(never)]
-    pub(super) fn route_lookup(&mut self, pkt: u32, pk: Pkt) {
-        let ip = self.last_port(&pk);
-        if self.lost_on_link(ip, pk.size) {
-            self.links.as_mut().expect("links").lost_in_flight += 1;
-            return self.drop_routed(pkt, pk, ip);
+    pub(super) fn route(&mut self, core: &mut Core, pkt: u32) -> Option<usize> {
+        let pk = core.pkts[pkt as usize];
+        let ip = Self::last_port(core, &pk);
+        if self.lost_on_link(core, ip, pk.size) {
+            self.lost_in_flight += 1;
+            Self::drop_routed(core, pkt, pk, ip);
+            return None;
         }
         let fi = pk.flow as usize;
         let (node, src, dst) = (
             pk.at as usize,
-            self.core.flows[fi].src as usize,
-            self.core.flows[fi].dst as usize,
+            core.flows[fi].src as usize,
+            core.flows[fi].dst as usize,
         );
-        let sc = self.core.sc;
-        let ls = self.links.as_mut().expect("links");
+        let sc = core.sc;
+        let routes = core.routes_now.as_ref().expect("routes of the moment");
         let port = match sc.routing.mode {
-            RoutingMode::Shortest => ls.routes.next(node, dst).map(|p| p as u32),
+            RoutingMode::Shortest => routes.next(node, dst).map(|p| p as u32),
             mode => {
-                ls.routes.candidates(node, dst, &mut ls.cand);
-                let n = ls.cand.len();
+                routes.candidates(node, dst, &mut self.cand);
+                let n = self.cand.len();
                 let k = if n <= 1 {
                     0
                 } else if mode == RoutingMode::Ecmp {
                     hash_pick(sc.switch_seed(node), flow_key(src, dst, fi), n)
                 } else {
-                    ((self.core.spray_rng.next_u64() as u128 * n as u128) >> 64) as usize
+                    ((core.spray_rng.next_u64() as u128 * n as u128) >> 64) as usize
                 };
-                ls.cand.get(k).copied()
+                self.cand.get(k).copied()
             }
         };
         let Some(port) = port else {
-            ls.unroutable += 1;
-            return self.drop_routed(pkt, pk, NONE as usize);
+            self.unroutable += 1;
+            Self::drop_routed(core, pkt, pk, NONE as usize);
+            return None;
         };
-        self.core.pkts[pkt as usize].hop = (port + 1) as u16;
-        self.enqueue_data(port as usize, pkt);
+        core.pkts[pkt as usize].hop = (port + 1) as u16;
+        Some(port as usize)
     }
 
     /// A data frame of a [`ROUTE_LOOKUP`] flow reaches its destination host now (its arrival
-    /// was deferred from the start of its last transmission, `deliver`).
-    pub(super) fn on_arrive(&mut self, pkt: u32) {
-        let pk = self.core.pkts[pkt as usize];
-        let ip = self.last_port(&pk);
-        if self.lost_on_link(ip, pk.size) {
-            self.links.as_mut().expect("links").lost_in_flight += 1;
-            return self.drop_routed(pkt, pk, ip);
+    /// was deferred from the start of its last transmission, `deliver`): whether it arrived
+    /// (else it was lost on its last link, dropped and counted).
+    pub(super) fn arrives(&mut self, core: &mut Core, pkt: u32) -> bool {
+        let pk = core.pkts[pkt as usize];
+        let ip = Self::last_port(core, &pk);
+        if self.lost_on_link(core, ip, pk.size) {
+            self.lost_in_flight += 1;
+            Self::drop_routed(core, pkt, pk, ip);
+            return false;
         }
-        let now = self.core.now;
-        if self.core.flows[pk.flow as usize].gbn != NONE {
-            self.gbn_receive(pk, now);
-        } else {
-            Self::count_rx(
-                &mut self.core.flows[pk.flow as usize],
-                pk.size,
-                pk.born,
-                now,
-            );
-        }
-        if pk.flags & FLAG_CE != 0 {
-            self.np_marked(pk.flow, now);
-        }
-        self.core.live_data -= 1;
-        self.core.free.push(pkt);
+        true
     }
 
-    /// A link fails (`up` false) or recovers.
-    pub(super) fn on_link_change(&mut self, link: u32, up: bool) {
-        let now = self.core.now;
+    /// A link fails (`up` false) or recovers: what each of its two ports asks of the data path.
+    pub(super) fn on_change(
+        &mut self,
+        core: &mut Core,
+        link: u32,
+        up: bool,
+    ) -> [(usize, PortChange); 2] {
+        let now = core.now;
         let l = link as usize;
         let mut dropped = 0u64;
-        {
-            let ls = self.links.as_mut().expect("links");
-            ls.down[l] = !up;
-            if !up {
-                ls.last_down[l] = now;
-            }
+        core.link_down[l] = !up;
+        if !up {
+            self.last_down[l] = now;
         }
-        for pi in [2 * l, 2 * l + 1] {
-            if !self.core.ports[pi].from_switch {
+        let mut out = [(2 * l, PortChange::None), (2 * l + 1, PortChange::None)];
+        for (pi, change) in out.iter_mut() {
+            let pi = *pi;
+            if !core.ports[pi].from_switch {
                 // a host's NIC holds its frames while its link is down (it does not send;
                 // `slow_start_next`) and sends them when it is back
                 if up {
-                    self.kick(pi);
+                    *change = PortChange::Kick;
                 }
                 continue;
             }
             if up {
-                self.core.ports[pi].cap = self.links.as_ref().expect("links").saved_cap[pi];
-                self.kick(pi);
+                core.ports[pi].cap = self.saved_cap[pi];
+                *change = PortChange::Kick;
                 continue;
             }
-            let port = &mut self.core.ports[pi];
-            self.links.as_mut().expect("links").saved_cap[pi] = port.cap;
+            let port = &mut core.ports[pi];
+            self.saved_cap[pi] = port.cap;
             port.cap = Capacity::Frames(0);
             port.track_q(now);
             let from_switch = port.from_switch;
@@ -219,39 +220,40 @@ impl<'a> Sim<'a> {
             let ctrl = std::mem::take(&mut port.ctrl);
             port.q_bytes = 0;
             for &d in gone.iter() {
-                let pk = self.core.pkts[d as usize];
-                let port = &mut self.core.ports[pi];
+                let pk = core.pkts[d as usize];
+                let port = &mut core.ports[pi];
                 port.drop_frames += 1;
                 port.drop_bytes += pk.size as u64;
-                let f = &mut self.core.flows[pk.flow as usize];
+                let f = &mut core.flows[pk.flow as usize];
                 if from_switch {
                     f.net_drops += 1;
                 } else {
                     f.nic_drops += 1;
                 }
-                self.release(d);
+                core.release(d);
                 dropped += 1;
             }
             for &c in ctrl.iter() {
-                self.release(c);
+                core.release(c);
             }
             gone.clear();
             // keep the queue's allocation
-            self.core.ports[pi].q = gone;
-            if self.core.ports[pi].ba != NONE {
-                self.ba_qlen(pi);
-            }
+            core.ports[pi].q = gone;
+            *change = PortChange::Emptied;
         }
-        let sc = self.core.sc;
-        let ls = self.links.as_mut().expect("links");
-        ls.routes = Routes::compute_without(&sc.nodes, &sc.links, &ls.down);
-        ls.rows.push((now, link, up, dropped));
+        let sc = core.sc;
+        core.routes_now = Some(Routes::compute_without(
+            &sc.nodes,
+            &sc.links,
+            &core.link_down,
+        ));
+        self.rows.push((now, link, up, dropped));
+        out
     }
 
     /// Counters of the link failures: the `link_events` table and summary rows.
-    pub(super) fn link_outputs(&self) -> Option<(Table, super::fct::Rows)> {
-        let ls = self.links.as_ref()?;
-        let sc = self.core.sc;
+    pub(super) fn outputs(&self, sc: &Scenario) -> (Table, super::fct::Rows) {
+        let ls = self;
         let name = |l: u32| {
             let lk = &sc.links[l as usize];
             format!("{}-{}", sc.nodes[lk.a].name, sc.nodes[lk.b].name)
@@ -299,6 +301,6 @@ impl<'a> Sim<'a> {
                 all,
             ),
         ];
-        Some((table, rows))
+        (table, rows)
     }
 }

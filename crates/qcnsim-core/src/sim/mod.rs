@@ -46,6 +46,7 @@ mod qcn;
 mod traffic;
 mod transient;
 mod transport;
+mod wiring;
 pub use transient::path_rtt;
 
 const NONE: u32 = u32::MAX;
@@ -520,6 +521,13 @@ pub(super) struct Core<'a> {
     slot_on: bool,
     /// Transmission-dones fired from the slot: events, not in `events` (the loop's pops).
     slot_fires: u64,
+    /// Per link: down (sim/links.rs keeps it; empty without link failures).
+    link_down: Vec<bool>,
+    /// The routes of the moment, with link failures (sim/links.rs recomputes them).
+    routes_now: Option<crate::scenario::Routes>,
+    /// `cc.feedback_route = "reverse"`: per flow, the port back towards the flow's source at
+    /// each node of its data path or tree; empty for shortest paths.
+    rev_route: cm::ReverseRoutes,
 }
 
 pub struct Sim<'a> {
@@ -527,9 +535,6 @@ pub struct Sim<'a> {
     cps: Vec<CpState>,
     /// NIC-side QCN feedback (ConMes generators and NIC samplers); empty unless it is on.
     nicfb: nicfb::NicFbState,
-    /// `cc.feedback_route = "reverse"`: per flow, the port back towards the flow's source at
-    /// each node of its data path or tree; empty for shortest paths.
-    rev_route: cm::ReverseRoutes,
     mcast: Vec<multicast::McFlow>,
     mc_win: [multicast::McSnap; 2],
     tr: transient::Transient,
@@ -825,14 +830,20 @@ impl<'a> Sim<'a> {
                 slot_port: NONE,
                 slot_on: true,
                 slot_fires: 0,
+                link_down: if sc.link_events.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![false; sc.links.len()]
+                },
+                routes_now: (!sc.link_events.is_empty()).then(|| sc.routes.clone()),
+                rev_route: if sc.feedback_reverse {
+                    cm::ReverseRoutes::of(sc)
+                } else {
+                    cm::ReverseRoutes::default()
+                },
             },
             nicfb: nicfb::NicFbState::new(sc, seed, cps.len()),
             cps,
-            rev_route: if sc.feedback_reverse {
-                cm::ReverseRoutes::of(sc)
-            } else {
-                cm::ReverseRoutes::default()
-            },
             mcast: Vec::new(),
             mc_win: Default::default(),
             tr: transient::Transient::new(sc),
@@ -1072,23 +1083,48 @@ impl<'a> Sim<'a> {
             Ev::Arrive { pkt } => self.on_arrive(pkt),
         }
     }
+}
 
+impl Core<'_> {
+    /// A frame into the arena (a free slot when there is one).
     #[inline]
     fn alloc(&mut self, p: Pkt) -> u32 {
-        if let Some(i) = self.core.free.pop() {
-            self.core.pkts[i as usize] = p;
+        if let Some(i) = self.free.pop() {
+            self.pkts[i as usize] = p;
             i
         } else {
-            self.core.pkts.push(p);
-            (self.core.pkts.len() - 1) as u32
+            self.pkts.push(p);
+            (self.pkts.len() - 1) as u32
         }
     }
 
+    /// A frame leaves the arena.
     #[inline]
     fn release(&mut self, i: u32) {
-        if self.core.pkts[i as usize].kind == KIND_DATA {
-            self.core.live_data -= 1;
+        if self.pkts[i as usize].kind == KIND_DATA {
+            self.live_data -= 1;
         }
-        self.core.free.push(i);
+        self.free.push(i);
+    }
+
+    /// The port a feedback message of `flow` at node `at` leaves by towards the flow's source:
+    /// the routes of the moment (with link failures), the shortest path, or
+    /// (`cc.feedback_route = "reverse"`) the reverse of the flow's path.
+    #[inline]
+    fn feedback_next(&self, at: usize, flow: u32) -> Option<usize> {
+        let src = self.flows[flow as usize].src as usize;
+        if let Some(r) = &self.routes_now {
+            return r.next(at, src);
+        }
+        if self.rev_route.is_empty() {
+            return self.sc.routes.next(at, src);
+        }
+        self.rev_route.port(flow as usize, at)
+    }
+
+    /// The link of port `pi` is down (always false without link failures).
+    #[inline]
+    fn port_down(&self, pi: usize) -> bool {
+        self.link_down.get(pi / 2).copied().unwrap_or(false)
     }
 }

@@ -84,7 +84,7 @@ impl<'a> Sim<'a> {
         if n == 0 {
             // validated trees have no dead ends; never reached
             self.core.flows[fi].net_drops += 1;
-            self.release(pkt);
+            self.core.release(pkt);
             return;
         }
         for j in first..first + n - 1 {
@@ -92,7 +92,7 @@ impl<'a> Sim<'a> {
             c.hop = j;
             self.core.live_data += 1;
             self.mcast[m].copies += 1;
-            let ci = self.alloc(c);
+            let ci = self.core.alloc(c);
             let port = self.core.flows[fi].path[j as usize] as usize;
             self.enqueue_data(port, ci);
         }

@@ -75,7 +75,7 @@ impl<'a> Sim<'a> {
             .unzip();
         let ba_available = self.ba_available_s();
         let fct = self.fct_table();
-        let link_out = self.link_outputs();
+        let link_out = self.links.as_ref().map(|l| l.outputs(sc));
         let mut rec = self.core.rec;
         let mut tables = Vec::new();
 

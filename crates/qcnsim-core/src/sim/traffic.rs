@@ -28,7 +28,7 @@ impl<'a> Sim<'a> {
     pub(super) fn admit(&mut self, fi: usize, m: Made) -> u32 {
         let gbn = m.seq != NONE;
         self.core.live_data += 1;
-        self.alloc(Pkt {
+        self.core.alloc(Pkt {
             born: m.born,
             size: m.size,
             flow: fi as u32,

@@ -120,7 +120,7 @@ impl<'a> Sim<'a> {
     pub(super) fn gbn_send_reply(&mut self, flow: u32, code: u32) {
         let now = self.core.now;
         let dst = self.core.flows[flow as usize].dst as usize;
-        let Some(out) = self.feedback_next(dst, flow) else {
+        let Some(out) = self.core.feedback_next(dst, flow) else {
             return;
         };
         let kind = if code & NACK_BIT != 0 {
@@ -128,7 +128,7 @@ impl<'a> Sim<'a> {
         } else {
             KIND_ACK
         };
-        let pkt = self.alloc(Pkt {
+        let pkt = self.core.alloc(Pkt {
             born: now,
             size: self.gbn.ack_bytes,
             flow,
@@ -219,7 +219,7 @@ impl<'a> Sim<'a> {
         let ba = port.ba != NONE;
         withdrawn += freed.len() as u64;
         for p in freed {
-            self.release(p);
+            self.core.release(p);
         }
         if ba {
             self.ba_qlen(pi);

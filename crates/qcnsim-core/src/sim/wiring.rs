@@ -1,0 +1,58 @@
+//! The wiring: the one place that knows every subsystem. The data path (sim/fabric.rs) and the
+//! event dispatch (sim/mod.rs) call the hooks here; each hook hands the event to the subsystems
+//! that take part in it and routes what they return (a port to kick, a queue that changed, a
+//! frame to send) back to the data path or to another subsystem. Subsystems never call each
+//! other.
+
+use super::links::PortChange;
+use super::*;
+
+impl<'a> Sim<'a> {
+    /// A link fails or recovers (sim/links.rs): kick the ports that may send again, and tell the
+    /// queue watchers of the ports whose queue it emptied.
+    pub(super) fn on_link_change(&mut self, link: u32, up: bool) {
+        let ls = self.links.as_mut().expect("link failures");
+        for (pi, change) in ls.on_change(&mut self.core, link, up) {
+            match change {
+                PortChange::None => {}
+                PortChange::Kick => self.kick(pi),
+                PortChange::Emptied => self.queue_changed(pi),
+            }
+        }
+    }
+
+    /// A data frame of a hop-by-hop routed flow reaches its destination host now, unless its
+    /// last link failed under it (sim/links.rs).
+    pub(super) fn on_arrive(&mut self, pkt: u32) {
+        let ls = self.links.as_mut().expect("link failures");
+        if ls.arrives(&mut self.core, pkt) {
+            self.received(pkt, self.core.now);
+        }
+    }
+
+    /// Data frame `pkt` of a unicast flow is received at its destination at `t` (within the
+    /// run): the transport or the flow's counters take it, a CE mark reaches DCQCN's
+    /// notification point, and the frame leaves the arena. (`deliver` does the same inline on
+    /// the common path.)
+    pub(super) fn received(&mut self, pkt: u32, t: SimTime) {
+        let pk = self.core.pkts[pkt as usize];
+        if self.core.flows[pk.flow as usize].gbn != NONE {
+            self.gbn_receive(pk, t);
+        } else {
+            Self::count_rx(&mut self.core.flows[pk.flow as usize], pk.size, pk.born, t);
+        }
+        if pk.flags & FLAG_CE != 0 {
+            self.np_marked(pk.flow, t);
+        }
+        self.core.live_data -= 1;
+        self.core.free.push(pkt);
+    }
+
+    /// Port `pi`'s queue changed outside the data path's enqueue and dequeue (emptied by a link
+    /// failure, or a go-back-N withdrawal): its queue watchers hear of it.
+    pub(super) fn queue_changed(&mut self, pi: usize) {
+        if self.core.ports[pi].ba != NONE {
+            self.ba_qlen(pi);
+        }
+    }
+}
