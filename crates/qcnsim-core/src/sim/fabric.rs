@@ -508,7 +508,8 @@ impl<'a> Sim<'a> {
                 f.rx_bytes += size as u64;
                 f.delay_sum += units::u64_f64(t - born);
                 let hop = self.core.pkts[pkt as usize].hop;
-                self.mc_delivered(flow as usize, hop, size, t);
+                self.mcast
+                    .delivered(&mut self.core.flows[flow as usize], hop, size, t);
             }
         } else {
             Self::count_rx(f, size, born, t);

@@ -535,8 +535,7 @@ pub struct Sim<'a> {
     cps: Vec<CpState>,
     /// NIC-side QCN feedback (ConMes generators and NIC samplers); empty unless it is on.
     nicfb: nicfb::NicFbState,
-    mcast: Vec<multicast::McFlow>,
-    mc_win: [multicast::McSnap; 2],
+    mcast: multicast::Multicast,
     tr: transient::Transient,
     fc: pause::Fc,
     /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
@@ -844,8 +843,7 @@ impl<'a> Sim<'a> {
             },
             nicfb: nicfb::NicFbState::new(sc, seed, cps.len()),
             cps,
-            mcast: Vec::new(),
-            mc_win: Default::default(),
+            mcast: multicast::Multicast::default(),
             tr: transient::Transient::new(sc),
             fc,
             dc: dcqcn::DcqcnState::new(sc),
@@ -853,13 +851,7 @@ impl<'a> Sim<'a> {
             gbn,
             links: links::LinkState::build(sc),
         };
-        for (i, f) in sc.flows.iter().enumerate() {
-            if f.group.is_some() {
-                sim.core.flows[i].mc = sim.mcast.len() as u32;
-                sim.core.flows[i].rx_special = true;
-                sim.mcast.push(multicast::McFlow::new(sc, i));
-            }
-        }
+        sim.mcast = multicast::Multicast::build(sc, &mut sim.core);
         if !sc.groups.is_empty() {
             sim.core
                 .q
@@ -1024,7 +1016,7 @@ impl<'a> Sim<'a> {
                 port.rate = s.rate_bps;
                 port.last_size = 0;
             }
-            Ev::McStats { edge } => self.mc_snapshot(edge as usize),
+            Ev::McStats { edge } => self.mcast.snapshot(&self.core, edge as usize),
             Ev::PauseRx { slot, quanta } => self.on_pause_rx(slot as usize, quanta),
             Ev::PauseExpire { slot, gen } => self.on_pause_expire(slot as usize, gen),
             Ev::PauseRefresh { slot, gen } => self.on_pause_refresh(slot as usize, gen),

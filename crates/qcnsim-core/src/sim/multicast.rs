@@ -10,7 +10,6 @@
 //! counted as delivered, dropped or in flight like any other.
 
 use super::*;
-use crate::proto::qcn_cp::CpSample;
 use crate::table::Table;
 
 /// Per multicast flow: its tree's shape and what each member received.
@@ -73,40 +72,73 @@ pub(super) struct McSnap {
     pub(super) cnm_sent: u64,
 }
 
-impl<'a> Sim<'a> {
-    /// A data frame of multicast flow `fi` reached the switch at the end of its tree node
-    /// `hop`: one frame onto each child port.
-    pub(super) fn mc_forward(&mut self, pkt: u32) {
-        let pk = self.core.pkts[pkt as usize];
-        let fi = pk.flow as usize;
-        let m = self.core.flows[fi].mc as usize;
-        let (first, n) = self.mcast[m].kids[pk.hop as usize];
-        if n == 0 {
-            // validated trees have no dead ends; never reached
-            self.core.flows[fi].net_drops += 1;
-            self.core.release(pkt);
-            return;
+/// The multicast subsystem: each multicast flow's tree and member counters, and the counters at
+/// the edges of the statistics window.
+#[derive(Default)]
+pub(super) struct Multicast {
+    flows: Vec<McFlow>,
+    win: [McSnap; 2],
+}
+
+impl Multicast {
+    /// One [`McFlow`] per multicast flow; marks those flows in the data path (`Flow::mc`, and
+    /// their arrivals need more than counting).
+    pub(super) fn build(sc: &Scenario, core: &mut Core) -> Multicast {
+        let mut m = Multicast::default();
+        for (i, f) in sc.flows.iter().enumerate() {
+            if f.group.is_some() {
+                core.flows[i].mc = m.flows.len() as u32;
+                core.flows[i].rx_special = true;
+                m.flows.push(McFlow::new(sc, i));
+            }
         }
-        for j in first..first + n - 1 {
-            let mut c = pk;
-            c.hop = j;
-            self.core.live_data += 1;
-            self.mcast[m].copies += 1;
-            let ci = self.core.alloc(c);
-            let port = self.core.flows[fi].path[j as usize] as usize;
-            self.enqueue_data(port, ci);
-        }
-        let last = first + n - 1;
-        self.core.pkts[pkt as usize].hop = last;
-        let port = self.core.flows[fi].path[last as usize] as usize;
-        self.enqueue_data(port, pkt);
+        m
     }
 
-    /// A copy of multicast flow `fi` reached its member at `t <= end`.
+    /// A data frame `pkt` of a multicast flow reached the switch at the end of its tree node:
+    /// the first of its tree children and how many there are, or `None` at a dead end (then the
+    /// frame was dropped).
+    pub(super) fn children(&mut self, core: &mut Core, pkt: u32) -> Option<(u16, u16)> {
+        let pk = &core.pkts[pkt as usize];
+        let fi = pk.flow as usize;
+        let m = core.flows[fi].mc as usize;
+        let (first, n) = self.flows[m].kids[pk.hop as usize];
+        if n == 0 {
+            // validated trees have no dead ends; never reached
+            core.flows[fi].net_drops += 1;
+            core.release(pkt);
+            return None;
+        }
+        Some((first, n))
+    }
+
+    /// The frame for tree node `j` of frame `pk` (arena index `pkt`): a new copy, or for the
+    /// last child the frame itself; returns the port it is queued at and its index.
+    pub(super) fn copy_for(
+        &mut self,
+        core: &mut Core,
+        pkt: u32,
+        pk: Pkt,
+        j: u16,
+        last: bool,
+    ) -> (usize, u32) {
+        let fi = pk.flow as usize;
+        let port = core.flows[fi].path[j as usize] as usize;
+        if last {
+            core.pkts[pkt as usize].hop = j;
+            return (port, pkt);
+        }
+        let mut c = pk;
+        c.hop = j;
+        core.live_data += 1;
+        self.flows[core.flows[fi].mc as usize].copies += 1;
+        (port, core.alloc(c))
+    }
+
+    /// A copy of multicast flow `f` reached its member at `t <= end`.
     #[inline]
-    pub(super) fn mc_delivered(&mut self, fi: usize, hop: u16, size: u32, t: SimTime) {
-        let f = &mut self.core.flows[fi];
-        let mc = &mut self.mcast[f.mc as usize];
+    pub(super) fn delivered(&mut self, f: &mut Flow, hop: u16, size: u32, t: SimTime) {
+        let mc = &mut self.flows[f.mc as usize];
         let slot = mc.member_of[hop as usize];
         if slot == NONE {
             return;
@@ -125,68 +157,42 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Representative feedback: the source stamps F̂b and the representative CPID into each
-    /// data frame it sends.
-    #[inline]
-    pub(super) fn mc_stamp(&mut self, fi: usize, pkt: u32) {
-        let now = self.core.now;
-        let f = &mut self.core.flows[fi];
-        if let Some(Reaction::Qcn { rp, p: rpp }) = f.rp.as_mut() {
-            rp.expire_fb_hat(rpp, now);
-            let p = &mut self.core.pkts[pkt as usize];
-            p.fb = rp.fb_hat() as i32;
-            p.cpid = rp.rep_cpid();
-        }
-    }
-
-    /// Whether the CP of port `pi` sends the CNM its sample asks for: always for standard
-    /// feedback, only as the representative (Algorithm 2) for representative feedback. The
-    /// CPID of a CP is its port index.
-    #[inline]
-    pub(super) fn cnm_wanted(&self, pi: usize, pkt: u32, s: &CpSample) -> bool {
-        let pk = &self.core.pkts[pkt as usize];
-        !self.core.flows[pk.flow as usize].rep_fb
-            || s.sends_cnm_representative(pi as u32, pk.fb as u8, pk.cpid)
-    }
-
     /// Take the counters at an edge of the statistics window.
-    pub(super) fn mc_snapshot(&mut self, edge: usize) {
-        let s = &mut self.mc_win[edge];
+    pub(super) fn snapshot(&mut self, core: &Core, edge: usize) {
+        let s = &mut self.win[edge];
         s.taken = true;
-        s.flow_sent_frames = self.core.flows.iter().map(|f| f.sent_frames).collect();
-        s.flow_sent_bytes = self.core.flows.iter().map(|f| f.sent_bytes).collect();
-        s.port_drops = self.core.ports.iter().map(|p| p.drop_frames).collect();
-        s.cnm_sent = self.core.ports.iter().map(|p| p.cnm_sent).sum();
+        s.flow_sent_frames = core.flows.iter().map(|f| f.sent_frames).collect();
+        s.flow_sent_bytes = core.flows.iter().map(|f| f.sent_bytes).collect();
+        s.port_drops = core.ports.iter().map(|p| p.drop_frames).collect();
+        s.cnm_sent = core.ports.iter().map(|p| p.cnm_sent).sum();
     }
 
     /// Extra columns of the flows table: dst names a multicast flow's group.
-    pub(super) fn mc_flow_dst(&self, fi: usize) -> Option<String> {
-        self.core.sc.flows[fi]
-            .group
-            .map(|g| self.core.sc.groups[g].name.clone())
+    pub(super) fn flow_dst(sc: &Scenario, fi: usize) -> Option<String> {
+        sc.flows[fi].group.map(|g| sc.groups[g].name.clone())
     }
 
     /// Copies made by replication for flow `fi` (0 for unicast flows).
-    pub(super) fn mc_copies(&self, fi: usize) -> u64 {
-        let m = self.core.flows[fi].mc;
+    pub(super) fn copies(&self, core: &Core, fi: usize) -> u64 {
+        let m = core.flows[fi].mc;
         if m == NONE {
             0
         } else {
-            self.mcast[m as usize].copies
+            self.flows[m as usize].copies
         }
     }
 
     /// The `multicast_members` table: what each member received from each multicast flow.
-    pub(super) fn mc_members_table(&self) -> Table {
-        let sc = self.core.sc;
+    pub(super) fn members_table(&self, core: &Core) -> Table {
+        let sc = core.sc;
         let (mut group, mut flow, mut member, mut rx_f, mut rx_b) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (fi, f) in self.core.flows.iter().enumerate() {
+        for (fi, f) in core.flows.iter().enumerate() {
             if f.mc == NONE {
                 continue;
             }
             let g = &sc.groups[sc.flows[fi].group.unwrap_or(0)];
-            let mc = &self.mcast[f.mc as usize];
+            let mc = &self.flows[f.mc as usize];
             for (k, &m) in g.members.iter().enumerate() {
                 if m == f.src as usize {
                     continue;
@@ -208,12 +214,13 @@ impl<'a> Sim<'a> {
 
     /// The multicast metrics (as the multicast QCN study defines them) over the statistics
     /// window, as summary rows (metric, value, unit, detail).
-    pub(super) fn mc_summary_rows(
+    pub(super) fn summary_rows(
+        &self,
         sc: &Scenario,
         flows: &[Flow],
-        mc_win: &[McSnap; 2],
         tables: &[Table],
     ) -> Vec<(String, f64, String, String)> {
+        let mc_win = &self.win;
         let mut rows: Vec<(String, f64, String, String)> = Vec::new();
         let (t0, t1) = (sc.analysis.stats_from, sc.analysis.stats_to);
         let win = format!("{} to {}", units::fmt_time(t0), units::fmt_time(t1));

@@ -58,15 +58,15 @@ impl<'a> Sim<'a> {
         let node_name = |n: u32| sc.nodes[n as usize].name.clone();
         // the recorder's columns move into the tables (no copy of large sample vectors)
         let mc_dst: Vec<Option<String>> = (0..self.core.flows.len())
-            .map(|i| self.mc_flow_dst(i))
+            .map(|i| multicast::Multicast::flow_dst(sc, i))
             .collect();
         let mc_copies: Vec<u64> = (0..self.core.flows.len())
-            .map(|i| self.mc_copies(i))
+            .map(|i| self.mcast.copies(&self.core, i))
             .collect();
         let gbn_counts: Vec<[u64; 5]> = (0..self.core.flows.len())
             .map(|i| self.gbn_counts(i))
             .collect();
-        let mc_members = (!sc.groups.is_empty()).then(|| self.mc_members_table());
+        let mc_members = (!sc.groups.is_empty()).then(|| self.mcast.members_table(&self.core));
         let (echo_sent, fb99_sent): (Vec<i64>, Vec<i64>) = (0..self.core.ports.len())
             .map(|p| {
                 let (e, f) = self.port_echo_fb99(p);
@@ -494,7 +494,7 @@ impl<'a> Sim<'a> {
         crate::summary::append_rows(&mut summary, self.buf.summary_rows(sc));
         crate::summary::append_rows(&mut summary, self.fc.guard.rows(sc));
         if let Some(members) = mc_members {
-            let rows = Self::mc_summary_rows(sc, &self.core.flows, &self.mc_win, &tables);
+            let rows = self.mcast.summary_rows(sc, &self.core.flows, &tables);
             crate::summary::append_rows(&mut summary, rows);
             tables.push(members);
         }

@@ -6,6 +6,7 @@
 
 use super::cm::CpState;
 use super::*;
+use crate::proto::qcn_cp::CpSample;
 
 impl<'a> Sim<'a> {
     /// The QCN CP of port `pi` (CP slot `cpi`) sees data frame `pkt`: at a sample instant
@@ -34,5 +35,29 @@ impl<'a> Sim<'a> {
                 self.pushback_sample(pi, flow);
             }
         }
+    }
+
+    /// Representative feedback: the source stamps F̂b and the representative CPID into each
+    /// data frame it sends.
+    #[inline]
+    pub(super) fn mc_stamp(&mut self, fi: usize, pkt: u32) {
+        let now = self.core.now;
+        let f = &mut self.core.flows[fi];
+        if let Some(Reaction::Qcn { rp, p: rpp }) = f.rp.as_mut() {
+            rp.expire_fb_hat(rpp, now);
+            let p = &mut self.core.pkts[pkt as usize];
+            p.fb = rp.fb_hat() as i32;
+            p.cpid = rp.rep_cpid();
+        }
+    }
+
+    /// Whether the CP of port `pi` sends the CNM its sample asks for: always for standard
+    /// feedback, only as the representative (Algorithm 2) for representative feedback. The
+    /// CPID of a CP is its port index.
+    #[inline]
+    pub(super) fn cnm_wanted(&self, pi: usize, pkt: u32, s: &CpSample) -> bool {
+        let pk = &self.core.pkts[pkt as usize];
+        !self.core.flows[pk.flow as usize].rep_fb
+            || s.sends_cnm_representative(pi as u32, pk.fb as u8, pk.cpid)
     }
 }

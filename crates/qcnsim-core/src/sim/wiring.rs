@@ -55,4 +55,19 @@ impl<'a> Sim<'a> {
             self.ba_qlen(pi);
         }
     }
+
+    /// A data frame of a multicast flow reached a switch: one frame onto each child port of its
+    /// tree node (copies first, the frame itself to the last child; sim/multicast.rs).
+    pub(super) fn mc_forward(&mut self, pkt: u32) {
+        let pk = self.core.pkts[pkt as usize];
+        let Some((first, n)) = self.mcast.children(&mut self.core, pkt) else {
+            return;
+        };
+        for j in first..first + n {
+            let (port, p) = self
+                .mcast
+                .copy_for(&mut self.core, pkt, pk, j, j == first + n - 1);
+            self.enqueue_data(port, p);
+        }
+    }
 }
