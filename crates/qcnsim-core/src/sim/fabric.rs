@@ -331,7 +331,8 @@ impl<'a> Sim<'a> {
                     self.core.frames_forwarded += 1;
                 } else if flags & FLAG_GBN != 0 {
                     // a go-back-N frame leaves its source NIC (off the switches' path)
-                    self.gbn_on_wire(flow, self.core.pkts[pkt as usize].fb);
+                    let seq = self.core.pkts[pkt as usize].fb;
+                    self.gbn.on_wire(&mut self.core, flow, seq);
                 }
             }
             self.core.q.push(t, Ev::SwitchArrive { pkt });
@@ -341,7 +342,8 @@ impl<'a> Sim<'a> {
                 if port.from_switch {
                     self.core.frames_forwarded += 1;
                 } else if flags & FLAG_GBN != 0 {
-                    self.gbn_on_wire(flow, self.core.pkts[pkt as usize].fb);
+                    let seq = self.core.pkts[pkt as usize].fb;
+                    self.gbn.on_wire(&mut self.core, flow, seq);
                 }
                 self.deliver(pkt, t);
             } else {
@@ -382,7 +384,7 @@ impl<'a> Sim<'a> {
         let pk = self.core.pkts[pkt as usize];
         let end = self.put_on_wire(pi, pk.size);
         if pk.flags & FLAG_GBN != 0 && !self.core.ports[pi].from_switch {
-            self.gbn_on_wire(pk.flow, pk.fb);
+            self.gbn.on_wire(&mut self.core, pk.flow, pk.fb);
         }
         let port = &self.core.ports[pi];
         let peer = port.peer;
@@ -502,7 +504,8 @@ impl<'a> Sim<'a> {
             }
             // a go-back-N receiver decides what counts as received (sim/transport.rs)
             if f.gbn != NONE {
-                self.gbn_receive(self.core.pkts[pkt as usize], t);
+                let pk = self.core.pkts[pkt as usize];
+                self.gbn.receive(&mut self.core, pk, t);
             } else {
                 f.rx_frames += 1;
                 f.rx_bytes += size as u64;

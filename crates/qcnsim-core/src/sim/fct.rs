@@ -193,7 +193,7 @@ impl<'a> Sim<'a> {
                 ),
             );
         // the transport and its recovery counters (zeros for open-loop flows)
-        let counts: Vec<[u64; 5]> = ix.iter().map(|&i| self.gbn_counts(i)).collect();
+        let counts: Vec<[u64; 5]> = ix.iter().map(|&i| self.gbn.counts(&self.core, i)).collect();
         let col = |k: usize| ColumnData::I64(counts.iter().map(|c| c[k] as i64).collect());
         let table = table
             .col(

@@ -64,7 +64,7 @@ impl<'a> Sim<'a> {
             .map(|i| self.mcast.copies(&self.core, i))
             .collect();
         let gbn_counts: Vec<[u64; 5]> = (0..self.core.flows.len())
-            .map(|i| self.gbn_counts(i))
+            .map(|i| self.gbn.counts(&self.core, i))
             .collect();
         let mc_members = (!sc.groups.is_empty()).then(|| self.mcast.members_table(&self.core));
         let (echo_sent, fb99_sent): (Vec<i64>, Vec<i64>) = (0..self.core.ports.len())

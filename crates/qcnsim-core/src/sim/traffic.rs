@@ -17,7 +17,7 @@ impl<'a> Sim<'a> {
         Self::advance(f, t, size);
         if seq != NONE {
             // the sender counts retransmissions
-            self.gbn_made(fi, seq, size);
+            self.gbn.made(&self.core, fi, seq, size);
         }
         Made { born: t, size, seq }
     }

@@ -56,44 +56,50 @@ impl GbnState {
     }
 }
 
-impl<'a> Sim<'a> {
+/// What a go-back withdrew at the source NIC's queue.
+pub(super) struct Withdrawn {
+    /// The source NIC's port.
+    pub(super) port: usize,
+}
+
+impl GbnState {
     /// The source made frame `seq` of gbn flow `fi` (a retransmission is counted).
     #[inline(never)]
-    pub(super) fn gbn_made(&mut self, fi: usize, seq: u32, size: u32) {
-        let g = self.core.flows[fi].gbn as usize;
-        self.gbn.snd[g].on_made(seq, size);
+    pub(super) fn made(&mut self, core: &Core, fi: usize, seq: u32, size: u32) {
+        let g = core.flows[fi].gbn as usize;
+        self.snd[g].on_made(seq, size);
     }
 
     /// Frame `seq` of gbn flow `flow` goes on the wire at its source NIC.
     #[inline(never)]
-    pub(super) fn gbn_on_wire(&mut self, flow: u32, seq: i32) {
-        let g = self.core.flows[flow as usize].gbn as usize;
-        let cmd = self.gbn.snd[g].on_wire(&self.gbn.p, seq as u32, self.core.now);
-        self.gbn_timer(flow, cmd);
+    pub(super) fn on_wire(&mut self, core: &mut Core, flow: u32, seq: i32) {
+        let g = core.flows[flow as usize].gbn as usize;
+        let cmd = self.snd[g].on_wire(&self.p, seq as u32, core.now);
+        self.timer(core, flow, cmd);
     }
 
-    fn gbn_timer(&mut self, flow: u32, cmd: TimerCmd) {
-        let g = self.core.flows[flow as usize].gbn as usize;
+    fn timer(&mut self, core: &mut Core, flow: u32, cmd: TimerCmd) {
+        let g = core.flows[flow as usize].gbn as usize;
         match cmd {
             TimerCmd::Keep => {}
             TimerCmd::Arm(at) => {
-                if let Some(gen) = self.gbn.rto[g].arm(at) {
-                    self.core.q.push(at, Ev::GbnRto { flow, gen });
+                if let Some(gen) = self.rto[g].arm(at) {
+                    core.q.push(at, Ev::GbnRto { flow, gen });
                 }
             }
-            TimerCmd::Cancel => self.gbn.rto[g].cancel(),
+            TimerCmd::Cancel => self.rto[g].cancel(),
         }
     }
 
     /// A data frame of a gbn flow reaches its receiver at `t` within the run (`deliver`
     /// counts late frames, hands CE marks to DCQCN and releases the frame).
     #[inline(never)]
-    pub(super) fn gbn_receive(&mut self, pk: Pkt, t: SimTime) {
+    pub(super) fn receive(&mut self, core: &mut Core, pk: Pkt, t: SimTime) {
         let fi = pk.flow as usize;
-        let g = self.core.flows[fi].gbn as usize;
-        let n = self.gbn.snd[g].n;
-        let v = self.gbn.rcv[g].on_frame(&self.gbn.p, pk.fb as u32, n, t);
-        let f = &mut self.core.flows[fi];
+        let g = core.flows[fi].gbn as usize;
+        let n = self.snd[g].n;
+        let v = self.rcv[g].on_frame(&self.p, pk.fb as u32, n, t);
+        let f = &mut core.flows[fi];
         if v.accepted {
             f.rx_frames += 1;
             f.rx_bytes += pk.size as u64;
@@ -107,7 +113,7 @@ impl<'a> Sim<'a> {
             Reply::Ack(a) => a,
             Reply::Nack(a) => a | NACK_BIT,
         };
-        self.core.q.push(
+        core.q.push(
             t,
             Ev::GbnReply {
                 flow: pk.flow,
@@ -116,21 +122,20 @@ impl<'a> Sim<'a> {
         );
     }
 
-    /// The receiver of `flow` sends an ACK or a NACK (`code`) towards the source.
-    pub(super) fn gbn_send_reply(&mut self, flow: u32, code: u32) {
-        let now = self.core.now;
-        let dst = self.core.flows[flow as usize].dst as usize;
-        let Some(out) = self.core.feedback_next(dst, flow) else {
-            return;
-        };
+    /// The receiver of `flow` sends an ACK or a NACK (`code`) towards the source: the control
+    /// frame and the port it leaves by (none without a route).
+    pub(super) fn reply(&mut self, core: &mut Core, flow: u32, code: u32) -> Option<(usize, u32)> {
+        let now = core.now;
+        let dst = core.flows[flow as usize].dst as usize;
+        let out = core.feedback_next(dst, flow)?;
         let kind = if code & NACK_BIT != 0 {
             KIND_NACK
         } else {
             KIND_ACK
         };
-        let pkt = self.core.alloc(Pkt {
+        let pkt = core.alloc(Pkt {
             born: now,
-            size: self.gbn.ack_bytes,
+            size: self.ack_bytes,
             flow,
             hop: 0,
             kind,
@@ -139,53 +144,56 @@ impl<'a> Sim<'a> {
             at: dst as u32,
             flags: 0,
         });
-        self.enqueue_ctrl(out, pkt);
+        Some((out, pkt))
     }
 
-    /// An ACK or NACK reaches the source of `pk.flow`.
-    pub(super) fn gbn_on_reply(&mut self, pk: Pkt) {
+    /// An ACK or NACK reaches the source of `pk.flow`: the sequence to go back to, if any.
+    pub(super) fn on_reply(&mut self, core: &mut Core, pk: Pkt) -> Option<u32> {
         let fi = pk.flow as usize;
-        let g = self.core.flows[fi].gbn as usize;
-        let now = self.core.now;
+        let g = core.flows[fi].gbn as usize;
+        let now = core.now;
         let a = pk.fb as u32;
         let out = if pk.kind == KIND_NACK {
-            self.gbn.snd[g].on_nack(a)
+            self.snd[g].on_nack(a)
         } else {
-            self.gbn.snd[g].on_ack(&self.gbn.p, a, now)
+            self.snd[g].on_ack(&self.p, a, now)
         };
-        self.gbn_apply(pk.flow, out);
+        self.apply(core, pk.flow, out)
     }
 
-    /// The retransmission timer of `flow` may expire.
-    pub(super) fn on_gbn_rto(&mut self, flow: u32, gen: u32) {
-        let g = self.core.flows[flow as usize].gbn as usize;
-        match self.gbn.rto[g].popped(self.core.now, gen) {
+    /// The retransmission timer of `flow` may expire: the sequence to go back to, if any.
+    pub(super) fn on_rto(&mut self, core: &mut Core, flow: u32, gen: u32) -> Option<u32> {
+        let g = core.flows[flow as usize].gbn as usize;
+        match self.rto[g].popped(core.now, gen) {
             Popped::Fire => {
-                let out = self.gbn.snd[g].on_timeout();
-                self.gbn_apply(flow, out);
+                let out = self.snd[g].on_timeout();
+                self.apply(core, flow, out)
             }
-            Popped::Requeue(t) => self.core.q.push(t, Ev::GbnRto { flow, gen }),
-            Popped::Stale => {}
+            Popped::Requeue(t) => {
+                core.q.push(t, Ev::GbnRto { flow, gen });
+                None
+            }
+            Popped::Stale => None,
         }
     }
 
-    fn gbn_apply(&mut self, flow: u32, out: SndOut) {
-        self.gbn_timer(flow, out.timer);
-        if let Some(seq) = out.rewind {
-            self.gbn_go_back(flow as usize, seq);
-        }
+    fn apply(&mut self, core: &mut Core, flow: u32, out: SndOut) -> Option<u32> {
+        self.timer(core, flow, out.timer);
+        out.rewind
     }
 
-    /// Go back: withdraw the flow's frames not yet on the wire and make frame `seq` next.
-    fn gbn_go_back(&mut self, fi: usize, seq: u32) {
-        let now = self.core.now;
-        let g = self.core.flows[fi].gbn as usize;
-        if seq as u64 >= self.core.flows[fi].gen_k {
-            // every frame made so far arrived: nothing to withdraw or resend
-            return;
+    /// Going back to frame `seq`, first step: withdraw the flow's frames not yet on the wire
+    /// (its rate-limiter queue and its frames in the source NIC's queue). `None` when every
+    /// frame made so far arrived (nothing to withdraw or resend). Then the queue watchers of the
+    /// returned port hear of it, and [`GbnState::restart`] makes frame `seq` next.
+    pub(super) fn withdraw(&mut self, core: &mut Core, fi: usize, seq: u32) -> Option<Withdrawn> {
+        let now = core.now;
+        let g = core.flows[fi].gbn as usize;
+        if seq as u64 >= core.flows[fi].gen_k {
+            return None;
         }
         // the rate-limiter queue
-        let f = &mut self.core.flows[fi];
+        let f = &mut core.flows[fi];
         let mut withdrawn = f.rl_q.len() as u64;
         f.rl_q.clear();
         f.rl_q_bytes = 0;
@@ -193,9 +201,9 @@ impl<'a> Sim<'a> {
         // the source NIC's queue (the flow's class queue with PFC)
         let pi = f.path[0] as usize;
         let class = f.class as usize;
-        let port = &mut self.core.ports[pi];
+        let port = &mut core.ports[pi];
         port.track_q(now);
-        let pkts = &self.core.pkts;
+        let pkts = &core.pkts;
         let mut freed: Vec<u32> = Vec::new();
         let mut bytes = 0u64;
         let q = if port.pq.is_empty() {
@@ -216,17 +224,18 @@ impl<'a> Sim<'a> {
             port.pq_bytes[class] -= bytes;
             port.fc_waiting -= freed.len() as u32;
         }
-        let ba = port.ba != NONE;
         withdrawn += freed.len() as u64;
         for p in freed {
-            self.core.release(p);
+            core.release(p);
         }
-        if ba {
-            self.ba_qlen(pi);
-        }
-        self.gbn.withdrawn[g] += withdrawn;
-        // the source: frame `seq` next, now
-        let f = &mut self.core.flows[fi];
+        self.withdrawn[g] += withdrawn;
+        Some(Withdrawn { port: pi })
+    }
+
+    /// Going back, second step: the source makes frame `seq` next, now.
+    pub(super) fn restart(core: &mut Core, fi: usize, seq: u32) {
+        let now = core.now;
+        let f = &mut core.flows[fi];
         let frame = f.frame as u64;
         f.gen_k = seq as u64;
         f.gen_bytes = seq as u64 * frame;
@@ -235,24 +244,24 @@ impl<'a> Sim<'a> {
         f.gen_lazy = false;
         f.next_gen = if now < f.stop { now } else { NEVER };
         if f.next_gen != NEVER {
-            self.core.q.push(now, Ev::Gen { flow: fi as u32 });
+            core.q.push(now, Ev::Gen { flow: fi as u32 });
         }
     }
 
     /// Per flow: retransmitted bytes, timeouts, NACKs received, frames the receiver discarded
     /// (out of order or duplicate), and frames withdrawn before the wire; zeros for udp flows.
-    pub(super) fn gbn_counts(&self, fi: usize) -> [u64; 5] {
-        let g = self.core.flows[fi].gbn;
+    pub(super) fn counts(&self, core: &Core, fi: usize) -> [u64; 5] {
+        let g = core.flows[fi].gbn;
         if g == NONE {
             return [0; 5];
         }
-        let (s, r) = (&self.gbn.snd[g as usize], &self.gbn.rcv[g as usize]);
+        let (s, r) = (&self.snd[g as usize], &self.rcv[g as usize]);
         [
             s.retx_bytes,
             s.timeouts,
             s.nacks_rx,
             r.out_of_order + r.duplicates,
-            self.gbn.withdrawn[g as usize],
+            self.withdrawn[g as usize],
         ]
     }
 }

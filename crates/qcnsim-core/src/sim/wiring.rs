@@ -37,7 +37,7 @@ impl<'a> Sim<'a> {
     pub(super) fn received(&mut self, pkt: u32, t: SimTime) {
         let pk = self.core.pkts[pkt as usize];
         if self.core.flows[pk.flow as usize].gbn != NONE {
-            self.gbn_receive(pk, t);
+            self.gbn.receive(&mut self.core, pk, t);
         } else {
             Self::count_rx(&mut self.core.flows[pk.flow as usize], pk.size, pk.born, t);
         }
@@ -68,6 +68,36 @@ impl<'a> Sim<'a> {
                 .mcast
                 .copy_for(&mut self.core, pkt, pk, j, j == first + n - 1);
             self.enqueue_data(port, p);
+        }
+    }
+
+    /// The receiver of go-back-N flow `flow` sends its ACK or NACK (sim/transport.rs).
+    pub(super) fn gbn_send_reply(&mut self, flow: u32, code: u32) {
+        if let Some((port, pkt)) = self.gbn.reply(&mut self.core, flow, code) {
+            self.enqueue_ctrl(port, pkt);
+        }
+    }
+
+    /// An ACK or NACK reaches the source of `pk.flow`.
+    pub(super) fn gbn_on_reply(&mut self, pk: Pkt) {
+        if let Some(seq) = self.gbn.on_reply(&mut self.core, pk) {
+            self.gbn_go_back(pk.flow as usize, seq);
+        }
+    }
+
+    /// The retransmission timer of `flow` may expire.
+    pub(super) fn on_gbn_rto(&mut self, flow: u32, gen: u32) {
+        if let Some(seq) = self.gbn.on_rto(&mut self.core, flow, gen) {
+            self.gbn_go_back(flow as usize, seq);
+        }
+    }
+
+    /// Go back to frame `seq` of flow `fi`: withdraw what has not reached the wire (the source
+    /// NIC's queue watchers hear of it), then make frame `seq` next.
+    fn gbn_go_back(&mut self, fi: usize, seq: u32) {
+        if let Some(w) = self.gbn.withdraw(&mut self.core, fi, seq) {
+            self.queue_changed(w.port);
+            transport::GbnState::restart(&mut self.core, fi, seq);
         }
     }
 }
