@@ -277,7 +277,7 @@ impl<'a> Sim<'a> {
                 f.bucket.empty(now);
             }
         }
-        self.rp_output(fi, out, now);
+        self.core.rp_output(fi, out, now);
         if pk.kind == KIND_CNM && self.core.flows[fi].tx.sonar_on() {
             self.sonar_on_cnm(fi);
         }

@@ -421,11 +421,7 @@ impl<'a> Sim<'a> {
                 return;
             }
             if f.route == links::ROUTE_LOOKUP {
-                let ls = self.links.as_mut().expect("link failures");
-                if let Some(port) = ls.route(&mut self.core, pkt) {
-                    self.enqueue_data(port, pkt);
-                }
-                return;
+                return self.route_lookup(pkt);
             }
             pk.hop = hop;
             let port = if f.route == links::ROUTE_SPRAY {

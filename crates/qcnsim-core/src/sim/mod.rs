@@ -878,7 +878,7 @@ impl<'a> Sim<'a> {
             let f = &mut sim.core.flows[i];
             if let Some(rp) = f.rp.as_mut() {
                 let out = rp.start(start);
-                sim.rp_output(i, out, start);
+                sim.core.rp_output(i, out, start);
             }
         }
         for (i, s) in sc.schedule.iter().enumerate() {
@@ -1002,7 +1002,7 @@ impl<'a> Sim<'a> {
                     Popped::Fire => {
                         if let Some(rp) = f.rp.as_mut() {
                             let out = rp.on_timer(self.core.now);
-                            self.rp_output(flow as usize, out, self.core.now);
+                            self.core.rp_output(flow as usize, out, self.core.now);
                         }
                     }
                     Popped::Requeue(t) => self.core.q.push(t, Ev::RpTimer { flow, gen }),

@@ -663,17 +663,17 @@ impl<'a> Sim<'a> {
                 Some(rp) => rp.resume(now),
                 None => RpOutput::NONE,
             };
-            self.rp_output(fi, out, now);
+            self.core.rp_output(fi, out, now);
             let f = &mut self.core.flows[fi];
             if gate {
-                if Self::rl_limited(f) {
+                if Core::rl_limited(f) {
                     f.rl_timer.cancel();
                 }
             } else if !f.rl_q.is_empty() && !f.rl_timer.is_armed() {
-                if Self::rl_limited(f) {
-                    self.schedule_rl(fi);
+                if Core::rl_limited(f) {
+                    self.core.schedule_rl(fi);
                 } else {
-                    self.arm_rl(fi, now);
+                    self.core.arm_rl(fi, now);
                 }
             }
         }

@@ -226,28 +226,18 @@ impl<'a> Sim<'a> {
 
     // ---------------------------------------------------------------- rate limiter
 
-    pub(super) fn rl_limited(f: &Flow) -> bool {
-        f.rp.as_ref().is_some_and(|rp| rp.is_active())
-    }
-
-    /// No frame leaves the rate limiter before this time (a BCN(0,0) back-off; 0 = none).
-    #[inline]
-    pub(super) fn rl_hold(f: &Flow) -> SimTime {
-        f.rp.as_ref().map_or(0, |rp| rp.hold_until())
-    }
-
     /// A new frame from the source enters the flow's rate limiter.
     pub(super) fn rl_offer(&mut self, fi: usize, m: Made) {
         let now = self.core.now;
         let f = &mut self.core.flows[fi];
-        if !Self::rl_limited(f) && f.rl_q.is_empty() {
+        if !Core::rl_limited(f) && f.rl_q.is_empty() {
             let pkt = self.admit(fi, m);
             self.hand_to_nic(fi, pkt);
             return;
         }
         if !f.gated
             && f.rl_q.is_empty()
-            && Self::rl_hold(f) <= now
+            && Core::rl_hold(f) <= now
             && f.bucket.try_take(now, m.size)
         {
             let pkt = self.admit(fi, m);
@@ -269,8 +259,87 @@ impl<'a> Sim<'a> {
         // A new head needs a departure time. (While the queue is not empty a departure is
         // always pending, except inside `on_rl_release`, which schedules the next one itself.)
         if f.rl_q.len() == 1 && !f.rl_timer.is_armed() && !f.gated {
-            self.schedule_rl(fi);
+            self.core.schedule_rl(fi);
         }
+    }
+
+    pub(super) fn on_rl_release(&mut self, fi: usize) {
+        let now = self.core.now;
+        if self.core.lazy_gen {
+            // the loop's first test, without the call: a greedy source at its full queue (the
+            // common case of `traffic = "greedy"`) makes nothing here
+            let f = &self.core.flows[fi];
+            if f.gen_lazy && f.next_gen <= now && (f.traffic != Traffic::Greedy || Self::rl_room(f))
+            {
+                self.catch_up(fi, now);
+            }
+        } else {
+            self.eager_catch_up(fi, now);
+        }
+        let f = &mut self.core.flows[fi];
+        let Some(m) = f.rl_q.pop_front() else {
+            return;
+        };
+        let size = Core::queued_size(f, &m);
+        f.rl_q_bytes -= size as u64;
+        if Core::rl_limited(f) {
+            f.bucket.take(now, size);
+        }
+        if f.traffic == Traffic::Greedy {
+            self.refill(fi, now);
+        }
+        let empty = self.core.flows[fi].rl_q.is_empty();
+        let pkt = self.admit(fi, m);
+        self.leave_rl(fi, pkt, empty);
+        if self.core.flows[fi].gen_lazy && self.core.flows[fi].rl_q.is_empty() {
+            self.schedule_gen(fi);
+        }
+        let f = &self.core.flows[fi];
+        if !f.rl_q.is_empty() && !f.rl_timer.is_armed() {
+            if Core::rl_limited(f) {
+                self.core.schedule_rl_inline(fi);
+            } else {
+                // limiter released with frames waiting: drain at once
+                self.core.arm_rl(fi, now);
+            }
+        }
+    }
+
+    /// A frame leaves the rate limiter: tell the RP, then hand it to the NIC.
+    #[inline(always)]
+    pub(super) fn leave_rl(&mut self, fi: usize, pkt: u32, rl_empty: bool) {
+        let now = self.core.now;
+        let size = self.core.pkts[pkt as usize].size;
+        if let Some(rp) = self.core.flows[fi].rp.as_ref() {
+            // a new data frame is untagged (NO_CPID == NONE): only a tag is written
+            let tag = rp.tag();
+            if tag != NONE {
+                self.core.pkts[pkt as usize].cpid = tag;
+            }
+        }
+        if self.core.flows[fi].tx.sonar_on() {
+            self.sonar_on_send(fi, pkt);
+        }
+        self.hand_to_nic(fi, pkt);
+        let f = &mut self.core.flows[fi];
+        if let Some(rp) = f.rp.as_mut() {
+            let out = rp.on_frame_sent(now, size, rl_empty);
+            self.core.rp_output(fi, out, now);
+        }
+    }
+}
+
+/// The rate limiter's pacing and the reaction point's commands to it: the data path's own
+/// (they touch the flow's bucket, its timers and the event queue only).
+impl Core<'_> {
+    pub(super) fn rl_limited(f: &Flow) -> bool {
+        f.rp.as_ref().is_some_and(|rp| rp.is_active())
+    }
+
+    /// No frame leaves the rate limiter before this time (a BCN(0,0) back-off; 0 = none).
+    #[inline]
+    pub(super) fn rl_hold(f: &Flow) -> SimTime {
+        f.rp.as_ref().map_or(0, |rp| rp.hold_until())
     }
 
     /// Schedule the departure of the head of the RL queue from the token balance and CR.
@@ -282,8 +351,8 @@ impl<'a> Sim<'a> {
     /// [`Sim::schedule_rl`] inlined into its caller (a departure's own re-pacing).
     #[inline(always)]
     fn schedule_rl_inline(&mut self, fi: usize) {
-        let now = self.core.now;
-        let f = &mut self.core.flows[fi];
+        let now = self.now;
+        let f = &mut self.flows[fi];
         let Some(head) = f.rl_q.front() else {
             f.rl_timer.cancel();
             return;
@@ -310,85 +379,20 @@ impl<'a> Sim<'a> {
 
     #[inline(always)]
     pub(super) fn arm_rl(&mut self, fi: usize, at: SimTime) {
-        let f = &mut self.core.flows[fi];
+        let f = &mut self.flows[fi];
         if f.gated && Self::rl_limited(f) {
             // the NIC is paused: the rate limiter sends nothing until the resume
             f.rl_timer.cancel();
             return;
         }
-        if let Some(gen) = self.core.flows[fi].rl_timer.arm(at) {
-            self.core.q.push(
+        if let Some(gen) = self.flows[fi].rl_timer.arm(at) {
+            self.q.push(
                 at,
                 Ev::RlRelease {
                     flow: fi as u32,
                     gen,
                 },
             );
-        }
-    }
-
-    pub(super) fn on_rl_release(&mut self, fi: usize) {
-        let now = self.core.now;
-        if self.core.lazy_gen {
-            // the loop's first test, without the call: a greedy source at its full queue (the
-            // common case of `traffic = "greedy"`) makes nothing here
-            let f = &self.core.flows[fi];
-            if f.gen_lazy && f.next_gen <= now && (f.traffic != Traffic::Greedy || Self::rl_room(f))
-            {
-                self.catch_up(fi, now);
-            }
-        } else {
-            self.eager_catch_up(fi, now);
-        }
-        let f = &mut self.core.flows[fi];
-        let Some(m) = f.rl_q.pop_front() else {
-            return;
-        };
-        let size = Self::queued_size(f, &m);
-        f.rl_q_bytes -= size as u64;
-        if Self::rl_limited(f) {
-            f.bucket.take(now, size);
-        }
-        if f.traffic == Traffic::Greedy {
-            self.refill(fi, now);
-        }
-        let empty = self.core.flows[fi].rl_q.is_empty();
-        let pkt = self.admit(fi, m);
-        self.leave_rl(fi, pkt, empty);
-        if self.core.flows[fi].gen_lazy && self.core.flows[fi].rl_q.is_empty() {
-            self.schedule_gen(fi);
-        }
-        let f = &self.core.flows[fi];
-        if !f.rl_q.is_empty() && !f.rl_timer.is_armed() {
-            if Self::rl_limited(f) {
-                self.schedule_rl_inline(fi);
-            } else {
-                // limiter released with frames waiting: drain at once
-                self.arm_rl(fi, now);
-            }
-        }
-    }
-
-    /// A frame leaves the rate limiter: tell the RP, then hand it to the NIC.
-    #[inline(always)]
-    pub(super) fn leave_rl(&mut self, fi: usize, pkt: u32, rl_empty: bool) {
-        let now = self.core.now;
-        let size = self.core.pkts[pkt as usize].size;
-        if let Some(rp) = self.core.flows[fi].rp.as_ref() {
-            // a new data frame is untagged (NO_CPID == NONE): only a tag is written
-            let tag = rp.tag();
-            if tag != NONE {
-                self.core.pkts[pkt as usize].cpid = tag;
-            }
-        }
-        if self.core.flows[fi].tx.sonar_on() {
-            self.sonar_on_send(fi, pkt);
-        }
-        self.hand_to_nic(fi, pkt);
-        let f = &mut self.core.flows[fi];
-        if let Some(rp) = f.rp.as_mut() {
-            let out = rp.on_frame_sent(now, size, rl_empty);
-            self.rp_output(fi, out, now);
         }
     }
 
@@ -403,13 +407,13 @@ impl<'a> Sim<'a> {
 
     #[inline(never)]
     fn rp_apply(&mut self, fi: usize, out: RpOutput, now: SimTime) {
-        let f = &mut self.core.flows[fi];
+        let f = &mut self.flows[fi];
         match out.timer {
             TimerCmd::Keep => {}
             TimerCmd::Arm(at) => {
                 let at = at.max(now);
                 if let Some(gen) = f.rp_timer.arm(at) {
-                    self.core.q.push(
+                    self.q.push(
                         at,
                         Ev::RpTimer {
                             flow: fi as u32,

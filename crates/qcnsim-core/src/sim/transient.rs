@@ -348,14 +348,14 @@ impl<'a> Sim<'a> {
                 let f = &mut self.core.flows[fi];
                 if let Some(Reaction::Qcn { rp, p }) = f.rp.as_mut() {
                     let out = rp.sonar_short_fuse(p);
-                    self.rp_output(fi, out, now);
+                    self.core.rp_output(fi, out, now);
                 }
             }
             SonarAction::HaiTick => {
                 let f = &mut self.core.flows[fi];
                 if let Some(Reaction::Qcn { rp, p }) = f.rp.as_mut() {
                     let out = rp.sonar_hai_tick(p);
-                    self.rp_output(fi, out, now);
+                    self.core.rp_output(fi, out, now);
                 }
             }
         }
@@ -381,7 +381,7 @@ impl<'a> Sim<'a> {
                 f.tx.fb99_rx += 1;
                 if let Some(Reaction::Qcn { rp, p }) = f.rp.as_mut() {
                     let out = rp.on_fb99(p, now);
-                    self.rp_output(fi, out, now);
+                    self.core.rp_output(fi, out, now);
                 }
                 self.record(REC_FB99_RX, src, fi as u32, 0);
             }

@@ -21,6 +21,16 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// A data frame of a hop-by-hop routed flow arrives at a switch: on to the port the routes of
+    /// the moment give, unless it was dropped (sim/links.rs). Out of line: off the common path.
+    #[inline(never)]
+    pub(super) fn route_lookup(&mut self, pkt: u32) {
+        let ls = self.links.as_mut().expect("link failures");
+        if let Some(port) = ls.route(&mut self.core, pkt) {
+            self.enqueue_data(port, pkt);
+        }
+    }
+
     /// A data frame of a hop-by-hop routed flow reaches its destination host now, unless its
     /// last link failed under it (sim/links.rs).
     pub(super) fn on_arrive(&mut self, pkt: u32) {
