@@ -3,32 +3,42 @@
 //! rules are in proto/bcn.rs; see docs/models/bcn.md.
 
 use super::cm::CpState;
+use super::cm::{Cm, Ctrl};
 use super::*;
 use crate::proto::bcn::{BcnKind, BcnRp, BcnRpParams};
 use crate::scenario::Scenario;
 
-impl<'a> Sim<'a> {
+impl Cm {
     /// The BCN CP of port `pi` (CP slot `cpi`) sees data frame `pkt`: a negative BCN, a
     /// positive BCN (only to frames tagged with this CP) or a BCN(0,0) goes to its source.
-    pub(super) fn bcn_cp_enqueue(&mut self, pi: usize, cpi: usize, pkt: u32, qlen: u64, size: u32) {
-        let pk = &self.core.pkts[pkt as usize];
+    /// Returns the message sent, if any.
+    pub(super) fn bcn_cp_enqueue(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        cpi: usize,
+        pkt: u32,
+        qlen: u64,
+        size: u32,
+    ) -> Option<Ctrl> {
+        let pk = &core.pkts[pkt as usize];
         let tagged = pk.cpid == pi as u32;
         let flow = pk.flow;
         let CpState::Bcn(cp) = &mut self.cps[cpi] else {
-            return;
+            return None;
         };
-        let p = &self.core.sc.bcn.cp;
-        let Some(s) = cp.on_enqueue(p, qlen, size, tagged) else {
-            return;
-        };
+        let p = &core.sc.bcn.cp;
+        let s = cp.on_enqueue(p, qlen, size, tagged)?;
         match s.msg {
-            None => {}
-            Some(BcnKind::Severe) => self.send_feedback(pi, flow, KIND_BCN0, 0),
+            None => None,
+            Some(BcnKind::Severe) => self.send_feedback(core, pi, flow, KIND_BCN0, 0),
             Some(_) => {
                 // Fb travels in bytes (exact for whole-byte queues and integral W).
                 let fb = (s.fb_pages * p.page_bytes as f64).round() as i32;
                 if fb != 0 {
-                    self.send_feedback(pi, flow, KIND_BCN, fb);
+                    self.send_feedback(core, pi, flow, KIND_BCN, fb)
+                } else {
+                    None
                 }
             }
         }

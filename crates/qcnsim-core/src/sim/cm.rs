@@ -16,6 +16,9 @@
 //!   rate changed), applied by [`Sim::rp_output`] to the one per-flow token-bucket rate limiter
 //!   and the one per-flow reaction timer (`Ev::RpTimer`).
 
+use super::dcqcn::DcqcnState;
+use super::nicfb::NicFbState;
+use super::transient::Transient;
 use super::*;
 use crate::proto::bcn::{BcnCp, BcnRp, BcnRpParams};
 use crate::proto::qcn_rp::RpParams;
@@ -26,6 +29,27 @@ pub(super) enum CpState {
     Bcn(BcnCp),
     /// DCQCN ECN marking (sim/dcqcn.rs).
     Ecn(crate::proto::dcqcn::EcnCp),
+}
+
+/// The congestion-management subsystem: the congestion points of the switch ports (QCN, BCN or
+/// DCQCN's ECN marking), the NIC-side feedback variant, DCQCN's notification points and the QCN
+/// transient-response state (BA sensors, SONAR, push-back). The reaction points are the flows'
+/// (`Flow::rp`: the rate limiter's controller, on the data path).
+pub(super) struct Cm {
+    pub(super) cps: Vec<CpState>,
+    /// NIC-side QCN feedback (ConMes generators and NIC samplers); empty unless it is on.
+    pub(super) nicfb: NicFbState,
+    /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
+    pub(super) dc: DcqcnState,
+    pub(super) tr: Transient,
+}
+
+/// A feedback message ready to leave: the control frame and the port it is queued at (the
+/// wiring hands it to the data path's control queue).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ctrl {
+    pub(super) port: usize,
+    pub(super) pkt: u32,
 }
 
 /// A flow's reaction point: the mechanism's state machine with its (per-flow) parameters.
@@ -122,16 +146,27 @@ impl Reaction {
     }
 }
 
-impl<'a> Sim<'a> {
+impl Cm {
     /// The CP hook: a data frame `pkt` of `size` bytes was admitted to port `pi`, whose data
     /// queue now holds `qlen` bytes (including the frame).
     #[inline]
-    pub(super) fn cp_enqueue(&mut self, pi: usize, pkt: u32, qlen: u64, size: u32) {
-        let cpi = self.core.ports[pi].cp as usize;
+    /// Returns the feedback message it sends, if any.
+    pub(super) fn cp_enqueue(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        pkt: u32,
+        qlen: u64,
+        size: u32,
+    ) -> Option<Ctrl> {
+        let cpi = core.ports[pi].cp as usize;
         match &self.cps[cpi] {
-            CpState::Qcn(_) => self.qcn_cp_enqueue(pi, cpi, pkt, qlen, size),
-            CpState::Bcn(_) => self.bcn_cp_enqueue(pi, cpi, pkt, qlen, size),
-            CpState::Ecn(_) => self.ecn_mark(pi, cpi, pkt),
+            CpState::Qcn(_) => self.qcn_cp_enqueue(core, pi, cpi, pkt, qlen, size),
+            CpState::Bcn(_) => self.bcn_cp_enqueue(core, pi, cpi, pkt, qlen, size),
+            CpState::Ecn(_) => {
+                self.ecn_mark(core, pi, cpi, pkt);
+                None
+            }
         }
     }
 
@@ -139,37 +174,44 @@ impl<'a> Sim<'a> {
     /// of `flow`, through the control queues. The one send path of every congestion-management
     /// message: QCN CNMs, BCN messages, SONAR echoes and push-back Fb99 (sim/transient.rs),
     /// NIC-side ConMes (sim/nicfb.rs); each kind has its size, counter and event record here.
-    pub(super) fn send_feedback(&mut self, cp_port: usize, flow: u32, kind: u8, payload: i32) {
-        let now = self.core.now;
-        let sw = self.core.ports[cp_port].node as usize;
-        let Some(out) = self.core.feedback_next(sw, flow) else {
-            return;
-        };
+    /// Returns the message to queue now (none without a route, or with a feedback latency: then
+    /// it is on its way as an event).
+    pub(super) fn send_feedback(
+        &mut self,
+        core: &mut Core,
+        cp_port: usize,
+        flow: u32,
+        kind: u8,
+        payload: i32,
+    ) -> Option<Ctrl> {
+        let now = core.now;
+        let sw = core.ports[cp_port].node as usize;
+        let out = core.feedback_next(sw, flow)?;
         let (rec_kind, size) = match kind {
             KIND_CNM => {
-                self.core.ports[cp_port].cnm_sent += 1;
-                (Some(REC_CNM_SENT), self.core.sc.qcn.cnm_bytes)
+                core.ports[cp_port].cnm_sent += 1;
+                (Some(REC_CNM_SENT), core.sc.qcn.cnm_bytes)
             }
             KIND_BCN | KIND_BCN0 => {
-                self.core.ports[cp_port].bcn_sent[bcn_index(kind, payload)] += 1;
+                core.ports[cp_port].bcn_sent[bcn_index(kind, payload)] += 1;
                 let rec = if kind == KIND_BCN0 {
                     REC_BCN0_SENT
                 } else {
                     REC_BCN_SENT
                 };
-                (Some(rec), self.core.sc.bcn.msg_bytes)
+                (Some(rec), core.sc.bcn.msg_bytes)
             }
             KIND_CONMES => {
                 self.nicfb.conmes_sent[cp_port] += 1;
-                (None, self.core.sc.qcn.nic.conmes_frame_bytes)
+                (None, core.sc.qcn.nic.conmes_frame_bytes)
             }
             _ => (
-                Some(self.transient_sent(cp_port, kind)),
-                self.core.sc.qcn.cnm_bytes,
+                Some(self.transient_sent(core, cp_port, kind)),
+                core.sc.qcn.cnm_bytes,
             ),
         };
-        if let Some(rec_kind) = rec_kind.filter(|&k| self.core.rec.wants(k)) {
-            self.core.rec.event(EvRec {
+        if let Some(rec_kind) = rec_kind.filter(|&k| core.rec.wants(k)) {
+            core.rec.event(EvRec {
                 t: now,
                 kind: rec_kind,
                 node: cp_port as u32,
@@ -177,7 +219,7 @@ impl<'a> Sim<'a> {
                 value: payload as i64,
             });
         }
-        let pkt = self.core.alloc(Pkt {
+        let pkt = core.alloc(Pkt {
             born: now,
             size,
             flow,
@@ -188,36 +230,30 @@ impl<'a> Sim<'a> {
             at: sw as u32,
             flags: 0,
         });
-        let latency = self.core.sc.feedback_latency;
+        let latency = core.sc.feedback_latency;
         if latency == 0 {
-            self.enqueue_ctrl(out, pkt);
+            Some(Ctrl { port: out, pkt })
         } else {
             // `cc.feedback_latency`: the message enters the CP switch's control queue later, as
             // if it arrived there (routed towards the source then).
-            self.core.q.push(now + latency, Ev::SwitchArrive { pkt });
+            core.q.push(now + latency, Ev::SwitchArrive { pkt });
+            None
         }
     }
 
-    /// A control frame reaches its destination host: count and record it, then let the flow's
-    /// reaction point react, and apply what it asks for.
-    pub(super) fn on_host_control(&mut self, pkt: u32) {
-        let pk = self.core.pkts[pkt as usize];
-        self.core.release(pkt);
-        self.host_react(pk);
-    }
-
-    /// The source host of `pk.flow` handles feedback message `pk` (also called with a CNM the
+    /// The source host of `pk.flow` handles feedback message `pk`: count and record it, then let
+    /// the flow's reaction point react, and apply what it asks for (also called with a CNM the
     /// NIC made itself from ConMes, sim/nicfb.rs).
-    pub(super) fn host_react(&mut self, pk: Pkt) {
+    pub(super) fn host_react(&mut self, core: &mut Core, pk: Pkt) {
         let fi = pk.flow as usize;
-        let now = self.core.now;
+        let now = core.now;
         let rec_kind = match pk.kind {
             KIND_CNM => {
-                self.core.flows[fi].cnm_rx += 1;
+                core.flows[fi].cnm_rx += 1;
                 Some(REC_CNM_RX)
             }
             KIND_BCN | KIND_BCN0 => {
-                self.core.flows[fi].bcn_rx[bcn_index(pk.kind, pk.fb)] += 1;
+                core.flows[fi].bcn_rx[bcn_index(pk.kind, pk.fb)] += 1;
                 if pk.kind == KIND_BCN0 {
                     Some(REC_BCN0_RX)
                 } else {
@@ -225,7 +261,7 @@ impl<'a> Sim<'a> {
                 }
             }
             KIND_CONMES => {
-                self.on_conmes(fi, pk.fb, pk.cpid);
+                self.on_conmes(core, fi, pk.fb, pk.cpid);
                 return;
             }
             KIND_CNP => {
@@ -233,26 +269,22 @@ impl<'a> Sim<'a> {
                 self.dc.cnp_rx[fi] += 1;
                 None
             }
-            KIND_ACK | KIND_NACK => {
-                self.gbn_on_reply(pk);
-                return;
-            }
             _ => {
                 // the QCN transient-response messages (SONAR echo, push-back Fb99)
-                self.transient_control(pk);
+                self.transient_control(core, pk);
                 return;
             }
         };
-        if let Some(rec_kind) = rec_kind.filter(|&k| self.core.rec.wants(k)) {
-            self.core.rec.event(EvRec {
+        if let Some(rec_kind) = rec_kind.filter(|&k| core.rec.wants(k)) {
+            core.rec.event(EvRec {
                 t: now,
                 kind: rec_kind,
-                node: self.core.flows[fi].src,
+                node: core.flows[fi].src,
                 flow: pk.flow,
                 value: pk.fb as i64,
             });
         }
-        let f = &mut self.core.flows[fi];
+        let f = &mut core.flows[fi];
         let Some(rp) = f.rp.as_mut() else {
             return;
         };
@@ -263,7 +295,7 @@ impl<'a> Sim<'a> {
             }
             Reaction::Qcn { rp, p } if pk.kind == KIND_CNP => rp.on_cnp(p, now),
             Reaction::Bcn { rp, p } if pk.kind != KIND_CNM && pk.kind != KIND_CNP => {
-                Self::bcn_react(self.core.sc, rp, p, now, &pk)
+                Self::bcn_react(core.sc, rp, p, now, &pk)
             }
             _ => RpOutput::NONE,
         };
@@ -271,15 +303,15 @@ impl<'a> Sim<'a> {
             // a newly allocated rate limiter starts with a full (or, `cc.rl_start = "empty"`,
             // an empty) bucket
             f.bucket.set_rate(now, rp.current_rate());
-            if self.core.sc.rl_start_full {
+            if core.sc.rl_start_full {
                 f.bucket.fill(now);
             } else {
                 f.bucket.empty(now);
             }
         }
-        self.core.rp_output(fi, out, now);
-        if pk.kind == KIND_CNM && self.core.flows[fi].tx.sonar_on() {
-            self.sonar_on_cnm(fi);
+        core.rp_output(fi, out, now);
+        if pk.kind == KIND_CNM && self.tr.sonar_on(fi) {
+            self.sonar_on_cnm(core, fi);
         }
     }
 }

@@ -7,6 +7,7 @@
 //! proto/qcn_rp.rs.
 
 use super::cm::CpState;
+use super::cm::{Cm, Ctrl};
 use super::*;
 use crate::proto::dcqcn::Np;
 
@@ -39,24 +40,24 @@ impl DcqcnState {
     }
 }
 
-impl<'a> Sim<'a> {
+impl Cm {
     /// The DCQCN marker `cpi` of port `pi` sees data frame `pkt`: against the frame's egress
     /// queue as it is now (at dequeue: without the frame; at enqueue: with it). With PFC the
     /// queue is the frame's priority queue.
     #[inline(never)]
-    pub(super) fn ecn_mark(&mut self, pi: usize, cpi: usize, pkt: u32) {
-        let flow = self.core.pkts[pkt as usize].flow as usize;
-        let port = &self.core.ports[pi];
+    pub(super) fn ecn_mark(&mut self, core: &mut Core, pi: usize, cpi: usize, pkt: u32) {
+        let flow = core.pkts[pkt as usize].flow as usize;
+        let port = &core.ports[pi];
         let q = if port.pq.is_empty() {
             port.q_bytes
         } else {
-            port.pq_bytes[self.core.flows[flow].class as usize]
+            port.pq_bytes[core.flows[flow].class as usize]
         };
         let CpState::Ecn(cp) = &mut self.cps[cpi] else {
             return;
         };
-        if cp.mark(&self.core.sc.dcqcn.ecn, q) {
-            let pk = &mut self.core.pkts[pkt as usize];
+        if cp.mark(&core.sc.dcqcn.ecn, q) {
+            let pk = &mut core.pkts[pkt as usize];
             if pk.flags & FLAG_CE == 0 {
                 pk.flags |= FLAG_CE;
                 self.dc.marked[flow] += 1;
@@ -68,28 +69,26 @@ impl<'a> Sim<'a> {
     /// transmission starts: `t` >= now, and one flow's arrivals are in order): the NP decides
     /// whether and when a CNP leaves.
     #[inline(never)]
-    pub(super) fn np_marked(&mut self, flow: u32, t: SimTime) {
+    pub(super) fn np_marked(&mut self, core: &mut Core, flow: u32, t: SimTime) {
         let Some(np) = self.dc.np.get_mut(flow as usize) else {
             return;
         };
         if let Some(at) = np.on_marked(self.dc.cnp_interval, t) {
-            self.core.q.push(at, Ev::Cnp { flow });
+            core.q.push(at, Ev::Cnp { flow });
         }
     }
 
     /// The receiver of `flow` sends a CNP towards the flow's source through its NIC's control
-    /// queue.
+    /// queue: the CNP to queue (none without a route).
     #[inline(never)]
-    pub(super) fn send_cnp(&mut self, flow: u32) {
-        let now = self.core.now;
-        let dst = self.core.flows[flow as usize].dst as usize;
-        let Some(out) = self.core.feedback_next(dst, flow) else {
-            return;
-        };
+    pub(super) fn send_cnp(&mut self, core: &mut Core, flow: u32) -> Option<Ctrl> {
+        let now = core.now;
+        let dst = core.flows[flow as usize].dst as usize;
+        let out = core.feedback_next(dst, flow)?;
         self.dc.cnp_sent[flow as usize] += 1;
-        let pkt = self.core.alloc(Pkt {
+        let pkt = core.alloc(Pkt {
             born: now,
-            size: self.core.sc.dcqcn.cnp_bytes,
+            size: core.sc.dcqcn.cnp_bytes,
             flow,
             hop: 0,
             kind: KIND_CNP,
@@ -98,6 +97,6 @@ impl<'a> Sim<'a> {
             at: dst as u32,
             flags: 0,
         });
-        self.enqueue_ctrl(out, pkt);
+        Some(Ctrl { port: out, pkt })
     }
 }

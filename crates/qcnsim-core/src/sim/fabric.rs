@@ -32,7 +32,7 @@ impl<'a> Sim<'a> {
         f.sent_bytes += self.core.pkts[pkt as usize].size as u64;
         let port = f.path[0] as usize;
         if f.rep_fb {
-            self.mc_stamp(fi, pkt);
+            cm::Cm::mc_stamp(&mut self.core, fi, pkt);
         }
         self.enqueue_data(port, pkt);
     }
@@ -84,7 +84,9 @@ impl<'a> Sim<'a> {
         let size = self.core.pkts[pkt as usize].size;
         let flow = self.core.pkts[pkt as usize].flow;
         if self.core.pkts[pkt as usize].flags & FLAG_SPECIAL != 0 {
-            self.sonar_special_arrives(pi, flow);
+            if let Some(c) = self.cm.sonar_special_arrives(&mut self.core, pi, flow) {
+                self.enqueue_ctrl(c.port, c.pkt);
+            }
         }
         let port = &mut self.core.ports[pi];
         let pfc = !port.pq.is_empty();
@@ -137,12 +139,14 @@ impl<'a> Sim<'a> {
             port.max_q_bytes = port.q_bytes;
         }
         if port.ba != NONE {
-            self.ba_qlen(pi);
+            self.cm.ba_qlen(&mut self.core, pi);
         }
         let port = &self.core.ports[pi];
         if port.cp != NONE {
             let qb = port.q_bytes;
-            self.cp_enqueue(pi, pkt, qb, size);
+            if let Some(c) = self.cm.cp_enqueue(&mut self.core, pi, pkt, qb, size) {
+                self.enqueue_ctrl(c.port, c.pkt);
+            }
         }
         if self.fc.on {
             self.fc_enqueued(pi, pkt);
@@ -232,7 +236,7 @@ impl<'a> Sim<'a> {
         let run_ok = self.core.slot_on
             && !self.core.slow
             && self.core.flows.iter().all(|f| !f.rx_special)
-            && !self.cps.iter().any(|c| matches!(c, CpState::Ecn(_)));
+            && !self.cm.cps.iter().any(|c| matches!(c, CpState::Ecn(_)));
         let slow = self.core.slow;
         for p in self.core.ports.iter_mut() {
             p.slot_ok =
@@ -279,7 +283,7 @@ impl<'a> Sim<'a> {
         };
         self.send_plain(pi, pkt);
         if ba_dirty {
-            self.ba_qlen(pi);
+            self.cm.ba_qlen(&mut self.core, pi);
         }
     }
 
@@ -287,10 +291,11 @@ impl<'a> Sim<'a> {
     /// against the queue it leaves behind, then send it.
     #[inline(never)]
     fn send_marked(&mut self, pi: usize, pkt: u32, ba_dirty: bool) {
-        self.ecn_mark(pi, self.core.ports[pi].ecn as usize, pkt);
+        let ecn = self.core.ports[pi].ecn as usize;
+        self.cm.ecn_mark(&mut self.core, pi, ecn, pkt);
         self.send_plain(pi, pkt);
         if ba_dirty {
-            self.ba_qlen(pi);
+            self.cm.ba_qlen(&mut self.core, pi);
         }
     }
 
@@ -515,7 +520,7 @@ impl<'a> Sim<'a> {
         }
         // DCQCN: a CE-marked frame that arrives within the run reaches its notification point
         if flags & FLAG_CE != 0 && t <= self.core.end {
-            self.np_marked(flow, t);
+            self.cm.np_marked(&mut self.core, flow, t);
         }
         // release(pkt) of a data frame
         self.core.live_data -= 1;

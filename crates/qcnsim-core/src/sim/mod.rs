@@ -359,8 +359,6 @@ struct Flow {
     dst: u32,
     rl_drops: u64,
     rp: Option<Reaction>,
-    /// SONAR and push-back state and counters.
-    tx: transient::FlowTransient,
     /// The RP's rate-increase timer.
     rp_timer: LazyTimer,
     rate_bps: f64,
@@ -532,14 +530,10 @@ pub(super) struct Core<'a> {
 
 pub struct Sim<'a> {
     core: Core<'a>,
-    cps: Vec<CpState>,
-    /// NIC-side QCN feedback (ConMes generators and NIC samplers); empty unless it is on.
-    nicfb: nicfb::NicFbState,
+    /// Congestion management: QCN, BCN, DCQCN, NIC-side feedback, transient variants (sim/cm.rs).
+    cm: cm::Cm,
     mcast: multicast::Multicast,
-    tr: transient::Transient,
     fc: pause::Fc,
-    /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
-    dc: dcqcn::DcqcnState,
     /// Shared-buffer switch memories (sim/buffer.rs).
     buf: buffer::Buffers,
     /// Go-back-N senders and receivers (sim/transport.rs); empty without gbn flows.
@@ -791,7 +785,6 @@ impl<'a> Sim<'a> {
                 cnm_rx: 0,
                 mc: NONE,
                 rep_fb,
-                tx: Default::default(),
                 bcn_rx: [0; 3],
                 class: sc.fc.class_of(f.priority) as u8,
                 gated: false,
@@ -841,12 +834,14 @@ impl<'a> Sim<'a> {
                     cm::ReverseRoutes::default()
                 },
             },
-            nicfb: nicfb::NicFbState::new(sc, seed, cps.len()),
-            cps,
+            cm: cm::Cm {
+                nicfb: nicfb::NicFbState::new(sc, seed, cps.len()),
+                cps,
+                dc: dcqcn::DcqcnState::new(sc),
+                tr: transient::Transient::new(sc),
+            },
             mcast: multicast::Multicast::default(),
-            tr: transient::Transient::new(sc),
             fc,
-            dc: dcqcn::DcqcnState::new(sc),
             buf: buffer::Buffers::build(sc),
             gbn,
             links: links::LinkState::build(sc),
@@ -860,7 +855,7 @@ impl<'a> Sim<'a> {
                 .q
                 .push(sc.analysis.stats_to, Ev::McStats { edge: 1 });
         }
-        sim.transient_init();
+        sim.cm.transient_init(&mut sim.core);
         for i in 0..sim.core.flows.len() {
             let f = &mut sim.core.flows[i];
             let start = f.start;
@@ -1066,8 +1061,8 @@ impl<'a> Sim<'a> {
                     .q
                     .push(t + self.core.sc.metrics.rate_interval, Ev::SampleRates);
             }
-            Ev::BaTimer { ba, gen } => self.on_ba_timer(ba, gen),
-            Ev::PingTimer { flow, gen } => self.on_ping_timer(flow, gen),
+            Ev::BaTimer { ba, gen } => self.cm.on_ba_timer(&mut self.core, ba, gen),
+            Ev::PingTimer { flow, gen } => self.cm.on_ping_timer(&mut self.core, flow, gen),
             Ev::Cnp { flow } => self.send_cnp(flow),
             Ev::GbnReply { flow, code } => self.gbn_send_reply(flow, code),
             Ev::GbnRto { flow, gen } => self.on_gbn_rto(flow, gen),

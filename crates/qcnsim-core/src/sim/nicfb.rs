@@ -4,6 +4,7 @@
 //! handled by the source exactly like one from a switch (`Sim::host_react`). With
 //! `cc.qcn.feedback = "switch"` nothing here runs and the state is empty.
 
+use super::cm::{Cm, Ctrl};
 use super::*;
 use crate::proto::nic_fb::{ConMesGen, Feedback, NicFb};
 
@@ -53,44 +54,42 @@ impl NicFbState {
     }
 }
 
-impl<'a> Sim<'a> {
+impl Cm {
     /// Data frame `pkt` of `size` bytes was enqueued at CP port `pi` (CP slot `cpi`); the queue
     /// holds `qlen` bytes including it. Send a ConMes when the generator says so.
     pub(super) fn conmes_on_enqueue(
         &mut self,
+        core: &mut Core,
         pi: usize,
         cpi: usize,
         pkt: u32,
         qlen: u64,
         size: u32,
-    ) {
-        let Some(q) = self.nicfb.gens[cpi].on_enqueue(&self.core.sc.qcn.nic, qlen, size) else {
-            return;
-        };
-        let flow = self.core.pkts[pkt as usize].flow;
-        self.send_feedback(pi, flow, KIND_CONMES, q.min(i32::MAX as u64) as i32);
+    ) -> Option<Ctrl> {
+        let q = self.nicfb.gens[cpi].on_enqueue(&core.sc.qcn.nic, qlen, size)?;
+        let flow = core.pkts[pkt as usize].flow;
+        self.send_feedback(core, pi, flow, KIND_CONMES, q.min(i32::MAX as u64) as i32)
     }
 
     /// A ConMes from CP port `cpid` reporting `qlen` bytes reached flow `fi`'s NIC: sample,
     /// compute Fb, and on a quantised Fb > 0 hand the source a CNM (the "ding") carrying it.
-    pub(super) fn on_conmes(&mut self, fi: usize, qlen: i32, cpid: u32) {
+    pub(super) fn on_conmes(&mut self, core: &mut Core, fi: usize, qlen: i32, cpid: u32) {
         self.nicfb.conmes_rx[fi] += 1;
-        let sent = self.core.flows[fi].sent_bytes;
-        let sample = self.nicfb.nics[fi].on_conmes(
-            &self.core.sc.qcn.cp,
-            &self.core.sc.qcn.nic,
-            qlen as u64,
-            sent,
-        );
+        let sent = core.flows[fi].sent_bytes;
+        let sample =
+            self.nicfb.nics[fi].on_conmes(&core.sc.qcn.cp, &core.sc.qcn.nic, qlen as u64, sent);
         if let Some(s) = sample {
             if s.sends_cnm() {
-                self.host_react(Pkt {
-                    flow: fi as u32,
-                    kind: KIND_CNM,
-                    fb: s.qntz_fb as i32,
-                    cpid,
-                    ..Pkt::default()
-                });
+                self.host_react(
+                    core,
+                    Pkt {
+                        flow: fi as u32,
+                        kind: KIND_CNM,
+                        fb: s.qntz_fb as i32,
+                        cpid,
+                        ..Pkt::default()
+                    },
+                );
             }
         }
     }

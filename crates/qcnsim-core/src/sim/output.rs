@@ -69,11 +69,12 @@ impl<'a> Sim<'a> {
         let mc_members = (!sc.groups.is_empty()).then(|| self.mcast.members_table(&self.core));
         let (echo_sent, fb99_sent): (Vec<i64>, Vec<i64>) = (0..self.core.ports.len())
             .map(|p| {
-                let (e, f) = self.port_echo_fb99(p);
+                let (e, f) = self.cm.port_echo_fb99(&self.core, p);
                 (e as i64, f as i64)
             })
             .unzip();
-        let ba_available = self.ba_available_s();
+        let ba_available = self.cm.ba_available_s(&self.core);
+        let mut tr_counts = self.cm.tr.flow_counts();
         let fct = self.fct_table();
         let link_out = self.links.as_ref().map(|l| l.outputs(sc));
         let mut rec = self.core.rec;
@@ -322,23 +323,23 @@ impl<'a> Sim<'a> {
                     )
                     .col(
                         "sonar_special_sent",
-                        ColumnData::I64(fl.iter().map(|f| f.tx.special_sent as i64).collect()),
+                        ColumnData::I64(std::mem::take(&mut tr_counts[0])),
                     )
                     .col(
                         "sonar_echo_received",
-                        ColumnData::I64(fl.iter().map(|f| f.tx.echo_rx as i64).collect()),
+                        ColumnData::I64(std::mem::take(&mut tr_counts[1])),
                     )
                     .col(
                         "sonar_short_fuse",
-                        ColumnData::I64(fl.iter().map(|f| f.tx.short_fuse as i64).collect()),
+                        ColumnData::I64(std::mem::take(&mut tr_counts[2])),
                     )
                     .col(
                         "sonar_false_alarms",
-                        ColumnData::I64(fl.iter().map(|f| f.tx.false_alarms as i64).collect()),
+                        ColumnData::I64(std::mem::take(&mut tr_counts[3])),
                     )
                     .col(
                         "fb99_received",
-                        ColumnData::I64(fl.iter().map(|f| f.tx.fb99_rx as i64).collect()),
+                        ColumnData::I64(std::mem::take(&mut tr_counts[4])),
                     )
                     .col(
                         "bcn_negative_received",
@@ -354,19 +355,22 @@ impl<'a> Sim<'a> {
                     )
                     .col(
                         "conmes_received",
-                        ColumnData::I64(nicfb::NicFbState::column(&self.nicfb.conmes_rx, fl.len())),
+                        ColumnData::I64(nicfb::NicFbState::column(
+                            &self.cm.nicfb.conmes_rx,
+                            fl.len(),
+                        )),
                     )
                     .col(
                         "ecn_marked",
-                        ColumnData::I64(self.dc.marked.iter().map(|&v| v as i64).collect()),
+                        ColumnData::I64(self.cm.dc.marked.iter().map(|&v| v as i64).collect()),
                     )
                     .col(
                         "cnp_sent",
-                        ColumnData::I64(self.dc.cnp_sent.iter().map(|&v| v as i64).collect()),
+                        ColumnData::I64(self.cm.dc.cnp_sent.iter().map(|&v| v as i64).collect()),
                     )
                     .col(
                         "cnp_received",
-                        ColumnData::I64(self.dc.cnp_rx.iter().map(|&v| v as i64).collect()),
+                        ColumnData::I64(self.cm.dc.cnp_rx.iter().map(|&v| v as i64).collect()),
                     )
                     .col(
                         "fct_ps",
@@ -452,7 +456,7 @@ impl<'a> Sim<'a> {
                     .col(
                         "conmes_sent",
                         ColumnData::I64(nicfb::NicFbState::column(
-                            &self.nicfb.conmes_sent,
+                            &self.cm.nicfb.conmes_sent,
                             ps.len(),
                         )),
                     )

@@ -459,14 +459,14 @@ impl<'a> Sim<'a> {
         let ecn = port.ecn;
         if ecn != NONE {
             // DCQCN marking at dequeue, against the queue the frame leaves behind
-            self.ecn_mark(pi, ecn as usize, pkt);
+            self.cm.ecn_mark(&mut self.core, pi, ecn as usize, pkt);
         }
         let pk = self.core.pkts[pkt as usize];
         // transmit first: the meter update may queue a flow-control frame on this very port,
         // which must then wait for this frame
         self.transmit(pi, pkt);
         if ba {
-            self.ba_qlen(pi);
+            self.cm.ba_qlen(&mut self.core, pi);
         }
         if shared {
             self.buf_release(pi, pk.flow, pk.hop, pk.size);

@@ -5,47 +5,57 @@
 //! transient-response messages (echo, Fb99) are in sim/transient.rs.
 
 use super::cm::CpState;
+use super::cm::{Cm, Ctrl};
 use super::*;
 use crate::proto::qcn_cp::CpSample;
 
-impl<'a> Sim<'a> {
+impl Cm {
     /// The QCN CP of port `pi` (CP slot `cpi`) sees data frame `pkt`: at a sample instant
     /// with qntzFb > 0 a CNM goes to the frame's source (with push-back, a sample without a
-    /// CNM may send an Fb99 instead).
+    /// CNM may send an Fb99 instead). Returns the message sent, if any.
     #[inline]
-    pub(super) fn qcn_cp_enqueue(&mut self, pi: usize, cpi: usize, pkt: u32, qlen: u64, size: u32) {
+    pub(super) fn qcn_cp_enqueue(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        cpi: usize,
+        pkt: u32,
+        qlen: u64,
+        size: u32,
+    ) -> Option<Ctrl> {
         if self.nicfb.on {
             // NIC-side feedback: the CP port only reports its queue length (sim/nicfb.rs)
-            self.conmes_on_enqueue(pi, cpi, pkt, qlen, size);
-            return;
+            return self.conmes_on_enqueue(core, pi, cpi, pkt, qlen, size);
         }
         let CpState::Qcn(cp) = &mut self.cps[cpi] else {
-            return;
+            return None;
         };
-        if let Some(s) = cp.on_enqueue(&self.core.sc.qcn.cp, qlen, size) {
-            let flow = self.core.pkts[pkt as usize].flow;
-            if s.sends_cnm() && self.cnm_wanted(pi, pkt, &s) {
-                self.send_feedback(pi, flow, KIND_CNM, s.qntz_fb as i32);
-                if self.core.sc.qcn.cp.qold_at_feedback {
-                    if let CpState::Qcn(cp) = &mut self.cps[cpi] {
-                        cp.feedback_sent(&self.core.sc.qcn.cp, qlen);
-                    }
+        let s = cp.on_enqueue(&core.sc.qcn.cp, qlen, size)?;
+        let flow = core.pkts[pkt as usize].flow;
+        if s.sends_cnm() && self.cnm_wanted(core, pi, pkt, &s) {
+            let msg = self.send_feedback(core, pi, flow, KIND_CNM, s.qntz_fb as i32);
+            if core.sc.qcn.cp.qold_at_feedback {
+                if let CpState::Qcn(cp) = &mut self.cps[cpi] {
+                    cp.feedback_sent(&core.sc.qcn.cp, qlen);
                 }
-            } else if self.tr.pushback && !s.sends_cnm() {
-                self.pushback_sample(pi, flow);
             }
+            msg
+        } else if self.tr.pushback && !s.sends_cnm() {
+            self.pushback_sample(core, pi, flow)
+        } else {
+            None
         }
     }
 
     /// Representative feedback: the source stamps F̂b and the representative CPID into each
     /// data frame it sends.
     #[inline]
-    pub(super) fn mc_stamp(&mut self, fi: usize, pkt: u32) {
-        let now = self.core.now;
-        let f = &mut self.core.flows[fi];
+    pub(super) fn mc_stamp(core: &mut Core, fi: usize, pkt: u32) {
+        let now = core.now;
+        let f = &mut core.flows[fi];
         if let Some(Reaction::Qcn { rp, p: rpp }) = f.rp.as_mut() {
             rp.expire_fb_hat(rpp, now);
-            let p = &mut self.core.pkts[pkt as usize];
+            let p = &mut core.pkts[pkt as usize];
             p.fb = rp.fb_hat() as i32;
             p.cpid = rp.rep_cpid();
         }
@@ -55,9 +65,9 @@ impl<'a> Sim<'a> {
     /// feedback, only as the representative (Algorithm 2) for representative feedback. The
     /// CPID of a CP is its port index.
     #[inline]
-    pub(super) fn cnm_wanted(&self, pi: usize, pkt: u32, s: &CpSample) -> bool {
-        let pk = &self.core.pkts[pkt as usize];
-        !self.core.flows[pk.flow as usize].rep_fb
+    fn cnm_wanted(&self, core: &Core, pi: usize, pkt: u32, s: &CpSample) -> bool {
+        let pk = &core.pkts[pkt as usize];
+        !core.flows[pk.flow as usize].rep_fb
             || s.sends_cnm_representative(pi as u32, pk.fb as u8, pk.cpid)
     }
 }

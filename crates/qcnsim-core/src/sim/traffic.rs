@@ -317,8 +317,8 @@ impl<'a> Sim<'a> {
                 self.core.pkts[pkt as usize].cpid = tag;
             }
         }
-        if self.core.flows[fi].tx.sonar_on() {
-            self.sonar_on_send(fi, pkt);
+        if self.cm.tr.sonar_on(fi) {
+            self.cm.sonar_on_send(&mut self.core, fi, pkt);
         }
         self.hand_to_nic(fi, pkt);
         let f = &mut self.core.flows[fi];

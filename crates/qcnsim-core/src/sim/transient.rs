@@ -5,6 +5,7 @@
 //! messages are control frames of `cc.qcn.cnm_frame` bytes on the strict-priority control
 //! queue, like CNMs (they take link time and are never sampled).
 
+use super::cm::{Cm, Ctrl};
 use super::*;
 use crate::proto::qcn_ba::{BaParams, BaSensor};
 use crate::proto::sonar::{Sonar, SonarAction, SonarParams};
@@ -18,6 +19,10 @@ pub(super) struct Transient {
     pub(super) pushback: bool,
     /// One BA sensor per CP port (empty when no sensor runs).
     pub(super) bas: Vec<BaPort>,
+    /// SONAR runs (every flow has its machine).
+    sonar: bool,
+    /// Per flow: SONAR and push-back state and counters (empty without QCN).
+    pub(super) flows: Vec<FlowTransient>,
 }
 
 pub(super) struct BaPort {
@@ -46,13 +51,6 @@ pub(super) struct FlowTransient {
     special_saw_ba0: bool,
 }
 
-impl FlowTransient {
-    #[inline]
-    pub(super) fn sonar_on(&self) -> bool {
-        self.sonar.is_some()
-    }
-}
-
 impl Transient {
     pub(super) fn new(sc: &Scenario) -> Transient {
         let t = &sc.qcn.transient;
@@ -63,25 +61,48 @@ impl Transient {
                 .unwrap_or_else(crate::proto::qcn_ba::BaParams::standard),
             pushback: sc.cc == CcMode::Qcn && t.pushback,
             bas: Vec::new(),
+            sonar: false,
+            flows: (0..sc.flows.len())
+                .map(|_| FlowTransient::default())
+                .collect(),
         }
+    }
+
+    /// Flow `fi` runs SONAR.
+    #[inline]
+    pub(super) fn sonar_on(&self, fi: usize) -> bool {
+        self.sonar && self.flows[fi].sonar.is_some()
+    }
+
+    /// Per flow: special frames sent, echoes received, short fuses, false alarms, Fb99
+    /// received (the flows table's columns).
+    pub(super) fn flow_counts(&self) -> [Vec<i64>; 5] {
+        let col = |k: fn(&FlowTransient) -> u64| self.flows.iter().map(|t| k(t) as i64).collect();
+        [
+            col(|t| t.special_sent),
+            col(|t| t.echo_rx),
+            col(|t| t.short_fuse),
+            col(|t| t.false_alarms),
+            col(|t| t.fb99_rx),
+        ]
     }
 }
 
-impl<'a> Sim<'a> {
+impl Cm {
     /// Create the BA sensors (every CP port) and the SONAR machines (every flow).
-    pub(super) fn transient_init(&mut self) {
-        let sc = self.core.sc;
+    pub(super) fn transient_init(&mut self, core: &mut Core) {
+        let sc = core.sc;
         if sc.cc != CcMode::Qcn {
             return;
         }
         if sc.qcn.transient.ba.is_some() {
-            for pi in 0..self.core.ports.len() {
-                if self.core.ports[pi].cp == NONE {
+            for pi in 0..core.ports.len() {
+                if core.ports[pi].cp == NONE {
                     continue;
                 }
                 let (sensor, cmd) = BaSensor::new(&self.tr.ba_p, 0);
                 let bi = self.tr.bas.len() as u32;
-                self.core.ports[pi].ba = bi;
+                core.ports[pi].ba = bi;
                 self.tr.bas.push(BaPort {
                     port: pi as u32,
                     sensor,
@@ -91,7 +112,7 @@ impl<'a> Sim<'a> {
                     ba_time: 0,
                     ba_since: 0,
                 });
-                self.ba_timer_cmd(bi as usize, cmd);
+                self.ba_timer_cmd(core, bi as usize, cmd);
             }
         }
         if let Some(s) = &sc.qcn.transient.sonar {
@@ -104,21 +125,22 @@ impl<'a> Sim<'a> {
                     sf_ps: s.sf_ps,
                     we_starts: s.we_starts,
                 };
-                self.core.flows[fi].tx.sonar = Some(Box::new((Sonar::default(), p)));
+                self.tr.flows[fi].sonar = Some(Box::new((Sonar::default(), p)));
+                self.tr.sonar = true;
             }
         }
     }
 
     // ---------------------------------------------------------------- BA sensor
 
-    fn ba_timer_cmd(&mut self, bi: usize, cmd: TimerCmd) {
+    fn ba_timer_cmd(&mut self, core: &mut Core, bi: usize, cmd: TimerCmd) {
         let b = &mut self.tr.bas[bi];
         match cmd {
             TimerCmd::Keep => {}
             TimerCmd::Cancel => b.timer.cancel(),
             TimerCmd::Arm(at) => {
                 if let Some(gen) = b.timer.arm(at) {
-                    self.core.q.push(at, Ev::BaTimer { ba: bi as u32, gen });
+                    core.q.push(at, Ev::BaTimer { ba: bi as u32, gen });
                 }
             }
         }
@@ -127,35 +149,33 @@ impl<'a> Sim<'a> {
     /// The queue length of port `pi` (which has a BA sensor) changed. Qlen counts the port's
     /// data frames in every queue: with PFC they wait in the per-priority queues.
     #[inline]
-    pub(super) fn ba_qlen(&mut self, pi: usize) {
-        let bi = self.core.ports[pi].ba as usize;
-        let q = self.core.ports[pi].q_frames() as u64;
-        let out = self.tr.bas[bi]
-            .sensor
-            .on_qlen(&self.tr.ba_p, self.core.now, q);
+    pub(super) fn ba_qlen(&mut self, core: &mut Core, pi: usize) {
+        let bi = core.ports[pi].ba as usize;
+        let q = core.ports[pi].q_frames() as u64;
+        let out = self.tr.bas[bi].sensor.on_qlen(&self.tr.ba_p, core.now, q);
         if out.timer != TimerCmd::Keep {
-            self.ba_timer_cmd(bi, out.timer);
+            self.ba_timer_cmd(core, bi, out.timer);
         }
         if out.changed {
-            self.ba_changed(bi);
+            self.ba_changed(core, bi);
         }
     }
 
-    pub(super) fn on_ba_timer(&mut self, bi: u32, gen: u32) {
+    pub(super) fn on_ba_timer(&mut self, core: &mut Core, bi: u32, gen: u32) {
         let b = &mut self.tr.bas[bi as usize];
-        match b.timer.popped(self.core.now, gen) {
+        match b.timer.popped(core.now, gen) {
             Popped::Fire => {
-                if b.sensor.on_timer(self.core.now).changed {
-                    self.ba_changed(bi as usize);
+                if b.sensor.on_timer(core.now).changed {
+                    self.ba_changed(core, bi as usize);
                 }
             }
-            Popped::Requeue(t) => self.core.q.push(t, Ev::BaTimer { ba: bi, gen }),
+            Popped::Requeue(t) => core.q.push(t, Ev::BaTimer { ba: bi, gen }),
             Popped::Stale => {}
         }
     }
 
-    fn ba_changed(&mut self, bi: usize) {
-        let now = self.core.now;
+    fn ba_changed(&mut self, core: &mut Core, bi: usize) {
+        let now = core.now;
         let b = &mut self.tr.bas[bi];
         let ba = b.sensor.ba();
         if ba {
@@ -164,19 +184,18 @@ impl<'a> Sim<'a> {
             b.ba_time += now - b.ba_since;
         }
         let port = b.port;
-        self.record(REC_BA_CHANGE, port, NONE, ba as i64);
+        Self::record(core, REC_BA_CHANGE, port, NONE, ba as i64);
     }
 
     #[inline]
-    fn ba_zero(&self, pi: usize) -> bool {
-        let bi = self.core.ports[pi].ba;
+    fn ba_zero(&self, core: &Core, pi: usize) -> bool {
+        let bi = core.ports[pi].ba;
         bi != NONE && !self.tr.bas[bi as usize].sensor.ba()
     }
 
     /// Time with BA = 1 of each port up to the end of the run (NaN without a sensor), s.
-    pub(super) fn ba_available_s(&self) -> Vec<f64> {
-        self.core
-            .ports
+    pub(super) fn ba_available_s(&self, core: &Core) -> Vec<f64> {
+        core.ports
             .iter()
             .map(|p| {
                 if p.ba == NONE {
@@ -184,7 +203,7 @@ impl<'a> Sim<'a> {
                 }
                 let b = &self.tr.bas[p.ba as usize];
                 let open = if b.sensor.ba() {
-                    self.core.end - b.ba_since
+                    core.end - b.ba_since
                 } else {
                     0
                 };
@@ -193,8 +212,8 @@ impl<'a> Sim<'a> {
             .collect()
     }
 
-    pub(super) fn port_echo_fb99(&self, pi: usize) -> (u64, u64) {
-        let bi = self.core.ports[pi].ba;
+    pub(super) fn port_echo_fb99(&self, core: &Core, pi: usize) -> (u64, u64) {
+        let bi = core.ports[pi].ba;
         if bi == NONE {
             (0, 0)
         } else {
@@ -204,10 +223,10 @@ impl<'a> Sim<'a> {
     }
 
     #[inline]
-    fn record(&mut self, kind: u8, node: u32, flow: u32, value: i64) {
-        if self.core.rec.mask & (1 << kind) != 0 {
-            let t = self.core.now;
-            self.core.rec.event(EvRec {
+    fn record(core: &mut Core, kind: u8, node: u32, flow: u32, value: i64) {
+        if core.rec.mask & (1 << kind) != 0 {
+            let t = core.now;
+            core.rec.event(EvRec {
                 t,
                 kind,
                 node,
@@ -220,8 +239,8 @@ impl<'a> Sim<'a> {
     // ---------------------------------------------------------------- switch side
 
     /// Count a SONAR echo or an Fb99 sent by CP port `pi` (for `send_feedback`); its event kind.
-    pub(super) fn transient_sent(&mut self, pi: usize, kind: u8) -> u8 {
-        let ba = &mut self.tr.bas[self.core.ports[pi].ba as usize];
+    pub(super) fn transient_sent(&mut self, core: &mut Core, pi: usize, kind: u8) -> u8 {
+        let ba = &mut self.tr.bas[core.ports[pi].ba as usize];
         if kind == KIND_ECHO {
             ba.echo_sent += 1;
             REC_ECHO_SENT
@@ -233,34 +252,44 @@ impl<'a> Sim<'a> {
 
     /// A special (SONAR) frame of `flow` arrives at egress port `pi`, before admission: a
     /// port whose BA sensor says BA = 0 echoes it to the source (and the frame is marked as
-    /// having passed a CP with BA = 0, for the false-alarm count).
-    pub(super) fn sonar_special_arrives(&mut self, pi: usize, flow: u32) {
-        if !self.ba_zero(pi) {
-            return;
+    /// having passed a CP with BA = 0, for the false-alarm count). Returns the echo, if any.
+    pub(super) fn sonar_special_arrives(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        flow: u32,
+    ) -> Option<Ctrl> {
+        if !self.ba_zero(core, pi) {
+            return None;
         }
-        self.core.flows[flow as usize].tx.special_saw_ba0 = true;
-        self.send_feedback(pi, flow, KIND_ECHO, 0);
+        self.tr.flows[flow as usize].special_saw_ba0 = true;
+        self.send_feedback(core, pi, flow, KIND_ECHO, 0)
     }
 
     /// A CP sample with no CNM (quantised -Fb = 0, i.e. Fb >= 0 up to the quantiser) under
     /// push-back: Fb99 to the source when BA = 0.
-    pub(super) fn pushback_sample(&mut self, pi: usize, flow: u32) {
-        if !self.ba_zero(pi) {
-            return;
+    pub(super) fn pushback_sample(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        flow: u32,
+    ) -> Option<Ctrl> {
+        if !self.ba_zero(core, pi) {
+            return None;
         }
-        self.send_feedback(pi, flow, KIND_FB99, 0);
+        self.send_feedback(core, pi, flow, KIND_FB99, 0)
     }
 
     // ---------------------------------------------------------------- reaction point side
 
-    fn ping_cmd(&mut self, fi: usize, cmd: TimerCmd) {
-        let f = &mut self.core.flows[fi];
+    fn ping_cmd(&mut self, core: &mut Core, fi: usize, cmd: TimerCmd) {
+        let t = &mut self.tr.flows[fi];
         match cmd {
             TimerCmd::Keep => {}
-            TimerCmd::Cancel => f.tx.ping_timer.cancel(),
+            TimerCmd::Cancel => t.ping_timer.cancel(),
             TimerCmd::Arm(at) => {
-                if let Some(gen) = f.tx.ping_timer.arm(at) {
-                    self.core.q.push(
+                if let Some(gen) = t.ping_timer.arm(at) {
+                    core.q.push(
                         at,
                         Ev::PingTimer {
                             flow: fi as u32,
@@ -273,117 +302,118 @@ impl<'a> Sim<'a> {
     }
 
     /// A data frame of flow `fi` leaves the rate limiter: mark it special if SONAR asks.
-    pub(super) fn sonar_on_send(&mut self, fi: usize, pkt: u32) {
-        let now = self.core.now;
-        let f = &mut self.core.flows[fi];
-        let Some(s) = f.tx.sonar.as_mut() else {
+    pub(super) fn sonar_on_send(&mut self, core: &mut Core, fi: usize, pkt: u32) {
+        let now = core.now;
+        let f = &core.flows[fi];
+        let active = f.rp.as_ref().is_some_and(|rp| rp.is_active());
+        let src = f.src;
+        let t = &mut self.tr.flows[fi];
+        let Some(s) = t.sonar.as_mut() else {
             return;
         };
-        if !f.rp.as_ref().is_some_and(|rp| rp.is_active()) {
+        if !active {
             if s.0.state() != crate::proto::sonar::PingState::Off {
                 let cmd = s.0.stop();
-                self.ping_cmd(fi, cmd);
+                self.ping_cmd(core, fi, cmd);
             }
             return;
         }
         let (special, cmd) = s.0.on_data_sent(&s.1, now);
         if special {
-            f.tx.special_sent += 1;
-            f.tx.special_saw_ba0 = false;
-            self.core.pkts[pkt as usize].flags |= FLAG_SPECIAL;
-            let src = f.src;
-            self.record(REC_SPECIAL_SENT, src, fi as u32, 0);
+            t.special_sent += 1;
+            t.special_saw_ba0 = false;
+            core.pkts[pkt as usize].flags |= FLAG_SPECIAL;
+            Self::record(core, REC_SPECIAL_SENT, src, fi as u32, 0);
         }
-        self.ping_cmd(fi, cmd);
+        self.ping_cmd(core, fi, cmd);
     }
 
     /// A CNM reached flow `fi`'s RP (after the RP reacted): the ping timer goes to WP.
-    pub(super) fn sonar_on_cnm(&mut self, fi: usize) {
-        let now = self.core.now;
-        let f = &mut self.core.flows[fi];
-        let active = f.rp.as_ref().is_some_and(|rp| rp.is_active());
-        let Some(s) = f.tx.sonar.as_mut() else {
+    pub(super) fn sonar_on_cnm(&mut self, core: &mut Core, fi: usize) {
+        let now = core.now;
+        let active = core.flows[fi].rp.as_ref().is_some_and(|rp| rp.is_active());
+        let Some(s) = self.tr.flows[fi].sonar.as_mut() else {
             return;
         };
         if active {
             let out = s.0.on_congestion(&s.1, now);
-            self.ping_cmd(fi, out.timer);
+            self.ping_cmd(core, fi, out.timer);
         }
     }
 
-    pub(super) fn on_ping_timer(&mut self, fi: u32, gen: u32) {
-        let now = self.core.now;
-        let f = &mut self.core.flows[fi as usize];
-        match f.tx.ping_timer.popped(now, gen) {
+    pub(super) fn on_ping_timer(&mut self, core: &mut Core, fi: u32, gen: u32) {
+        let now = core.now;
+        match self.tr.flows[fi as usize].ping_timer.popped(now, gen) {
             Popped::Fire => {}
             Popped::Requeue(t) => {
-                self.core.q.push(t, Ev::PingTimer { flow: fi, gen });
+                core.q.push(t, Ev::PingTimer { flow: fi, gen });
                 return;
             }
             Popped::Stale => return,
         }
         let fi = fi as usize;
-        let active = f.rp.as_ref().is_some_and(|rp| rp.is_active());
-        let Some(s) = f.tx.sonar.as_mut() else {
+        let active = core.flows[fi].rp.as_ref().is_some_and(|rp| rp.is_active());
+        let Some(s) = self.tr.flows[fi].sonar.as_mut() else {
             return;
         };
         if !active {
             let cmd = s.0.stop();
-            self.ping_cmd(fi, cmd);
+            self.ping_cmd(core, fi, cmd);
             return;
         }
         let out = s.0.on_timer(&s.1, now);
-        self.ping_cmd(fi, out.timer);
+        self.ping_cmd(core, fi, out.timer);
         match out.action {
             SonarAction::None => {}
             SonarAction::ShortFuse => {
                 // a false alarm: the probe passed a CP with BA = 0 (that CP echoed it), yet no
                 // echo came back within WE
-                let false_alarm = self.core.flows[fi].tx.special_saw_ba0;
-                let f = &mut self.core.flows[fi];
-                f.tx.short_fuse += 1;
-                f.tx.false_alarms += false_alarm as u64;
-                let src = f.src;
-                self.record(REC_SHORT_FUSE, src, fi as u32, false_alarm as i64);
-                let f = &mut self.core.flows[fi];
+                let t = &mut self.tr.flows[fi];
+                let false_alarm = t.special_saw_ba0;
+                t.short_fuse += 1;
+                t.false_alarms += false_alarm as u64;
+                let src = core.flows[fi].src;
+                Self::record(core, REC_SHORT_FUSE, src, fi as u32, false_alarm as i64);
+                let f = &mut core.flows[fi];
                 if let Some(Reaction::Qcn { rp, p }) = f.rp.as_mut() {
                     let out = rp.sonar_short_fuse(p);
-                    self.core.rp_output(fi, out, now);
+                    core.rp_output(fi, out, now);
                 }
             }
             SonarAction::HaiTick => {
-                let f = &mut self.core.flows[fi];
+                let f = &mut core.flows[fi];
                 if let Some(Reaction::Qcn { rp, p }) = f.rp.as_mut() {
                     let out = rp.sonar_hai_tick(p);
-                    self.core.rp_output(fi, out, now);
+                    core.rp_output(fi, out, now);
                 }
             }
         }
     }
 
     /// A transient-response control frame (echo or Fb99) reached its host.
-    pub(super) fn transient_control(&mut self, pk: Pkt) {
-        let now = self.core.now;
+    pub(super) fn transient_control(&mut self, core: &mut Core, pk: Pkt) {
+        let now = core.now;
         let fi = pk.flow as usize;
-        let f = &mut self.core.flows[fi];
-        let src = f.src;
+        let src = core.flows[fi].src;
         match pk.kind {
             KIND_ECHO => {
-                f.tx.echo_rx += 1;
-                let Some(s) = f.tx.sonar.as_mut() else {
+                let t = &mut self.tr.flows[fi];
+                t.echo_rx += 1;
+                let Some(s) = t.sonar.as_mut() else {
                     return;
                 };
                 let (accepted, out) = s.0.on_echo(&s.1, now);
-                self.ping_cmd(fi, out.timer);
-                self.record(REC_ECHO_RX, src, fi as u32, accepted as i64);
+                self.ping_cmd(core, fi, out.timer);
+                Self::record(core, REC_ECHO_RX, src, fi as u32, accepted as i64);
             }
             KIND_FB99 => {
-                f.tx.fb99_rx += 1;
+                self.tr.flows[fi].fb99_rx += 1;
+                let f = &mut core.flows[fi];
                 if let Some(Reaction::Qcn { rp, p }) = f.rp.as_mut() {
                     let out = rp.on_fb99(p, now);
-                    self.core.rp_output(fi, out, now);
+                    core.rp_output(fi, out, now);
                 }
-                self.record(REC_FB99_RX, src, fi as u32, 0);
+                Self::record(core, REC_FB99_RX, src, fi as u32, 0);
             }
             _ => {}
         }

@@ -52,7 +52,7 @@ impl<'a> Sim<'a> {
             Self::count_rx(&mut self.core.flows[pk.flow as usize], pk.size, pk.born, t);
         }
         if pk.flags & FLAG_CE != 0 {
-            self.np_marked(pk.flow, t);
+            self.cm.np_marked(&mut self.core, pk.flow, t);
         }
         self.core.live_data -= 1;
         self.core.free.push(pkt);
@@ -62,7 +62,7 @@ impl<'a> Sim<'a> {
     /// failure, or a go-back-N withdrawal): its queue watchers hear of it.
     pub(super) fn queue_changed(&mut self, pi: usize) {
         if self.core.ports[pi].ba != NONE {
-            self.ba_qlen(pi);
+            self.cm.ba_qlen(&mut self.core, pi);
         }
     }
 
@@ -108,6 +108,24 @@ impl<'a> Sim<'a> {
         if let Some(w) = self.gbn.withdraw(&mut self.core, fi, seq) {
             self.queue_changed(w.port);
             transport::GbnState::restart(&mut self.core, fi, seq);
+        }
+    }
+
+    /// A control frame reaches its destination host: go-back-N's acknowledgements go to the
+    /// transport, every other kind to congestion management (sim/cm.rs).
+    pub(super) fn on_host_control(&mut self, pkt: u32) {
+        let pk = self.core.pkts[pkt as usize];
+        self.core.release(pkt);
+        match pk.kind {
+            KIND_ACK | KIND_NACK => self.gbn_on_reply(pk),
+            _ => self.cm.host_react(&mut self.core, pk),
+        }
+    }
+
+    /// DCQCN: the receiver of `flow` sends a CNP (sim/dcqcn.rs).
+    pub(super) fn send_cnp(&mut self, flow: u32) {
+        if let Some(c) = self.cm.send_cnp(&mut self.core, flow) {
+            self.enqueue_ctrl(c.port, c.pkt);
         }
     }
 }
