@@ -5,7 +5,8 @@
 //! is [`Capacity::Shared`]) is admitted by the switch's memory, charged to its input port's
 //! priority group and to the egress queue; it is released when its transmission starts (as the
 //! PAUSE watermarks count, docs/models/pause.md). The memory's XOFF/XON of a lossless PG act on
-//! the flow-control slot of (input port, class) like a watermark crossing ([`Sim::fc_demand`]).
+//! the flow-control slot of (input port, class) like a watermark crossing: a [`PfcAsk`] the
+//! wiring routes to flow control (`Sim::fc_demand`).
 //! Runs without a shared buffer never reach this file: admission is reached only from the
 //! drop branch of `enqueue_data` (a shared port's "fits" is false), and release only from the
 //! slow transmit path (`Sim::slow`).
@@ -29,8 +30,8 @@ pub(super) struct Buffers {
     nc: usize,
     /// Per memory: the flow-control slots of its lossless PGs (pool scope: XOFF/XON for all).
     lossless_slots: Vec<Vec<u32>>,
-    /// (memory, slot, command) of an admission waiting for `fc_enqueued`.
-    pub(super) pending: Option<(u32, u32, PfcCmd)>,
+    /// The command of an admission waiting for `fc_enqueued`.
+    pub(super) pending: Option<PfcAsk>,
 }
 
 impl Buffers {
@@ -198,104 +199,97 @@ impl Buffers {
     }
 }
 
-impl<'a> Sim<'a> {
+/// A shared memory's XOFF or XON for a flow-control slot, for flow control to act on (the
+/// wiring raises or lowers the demand of each slot [`Buffers::pfc_target`] names).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PfcAsk {
+    m: u32,
+    slot: u32,
+    pub(super) cmd: PfcCmd,
+}
+
+impl Buffers {
     /// A data frame does not fit egress port `pi` by the port's own capacity: if the port's
     /// switch has a shared memory, that memory decides (and the frame is charged when admitted).
+    /// Returns whether it was admitted, and the memory's PFC command to act on now (a command
+    /// of an admitted frame waits in `pending` until its CP has run, `Sim::fc_enqueued`).
     #[inline(never)]
-    pub(super) fn buf_admit(&mut self, pi: usize, pkt: u32) -> bool {
-        if self.core.ports[pi].cap != Capacity::Shared {
-            return false;
+    pub(super) fn admit(&mut self, core: &Core, pi: usize, pkt: u32) -> (bool, Option<PfcAsk>) {
+        if core.ports[pi].cap != Capacity::Shared {
+            return (false, None);
         }
-        let pk = self.core.pkts[pkt as usize];
-        let class = self.core.flows[pk.flow as usize].class as usize;
-        let input = self.input_port(pk.flow, pk.hop);
-        let b = &mut self.buf;
-        let nc = b.nc;
-        let m = b.eg_mmu[pi] as usize;
-        let pg = b.in_ix[input] as usize * nc + class;
-        let q = b.eg_ix[pi] as usize * nc + class;
-        let v = b.mmu[m].admit(pg, q, pk.size);
+        let pk = core.pkts[pkt as usize];
+        let class = core.flows[pk.flow as usize].class as usize;
+        let input = core.input_port(pk.flow, pk.hop);
+        let nc = self.nc;
+        let m = self.eg_mmu[pi] as usize;
+        let pg = self.in_ix[input] as usize * nc + class;
+        let q = self.eg_ix[pi] as usize * nc + class;
+        let v = self.mmu[m].admit(pg, q, pk.size);
+        let ask = PfcAsk {
+            m: m as u32,
+            slot: (input * nc + class) as u32,
+            cmd: v.pfc,
+        };
         if v.result.is_ok() && v.pfc != PfcCmd::None {
             // acted upon where a watermark would be, once the frame is queued and its CP has
             // run (`fc_enqueued`), so that the order of control frames is the same
-            b.pending = Some((m as u32, (input * nc + class) as u32, v.pfc));
+            self.pending = Some(ask);
+            (true, None)
         } else {
-            self.buf_pfc(m, input * nc + class, v.pfc);
-        }
-        v.result.is_ok()
-    }
-
-    /// The PFC command of the frame just admitted, if any (called by `fc_enqueued`).
-    #[inline]
-    pub(super) fn buf_pending(&mut self) {
-        if let Some((m, slot, cmd)) = self.buf.pending.take() {
-            self.buf_pfc(m as usize, slot as usize, cmd);
+            (v.result.is_ok(), Some(ask))
         }
     }
 
     /// A data frame of `flow` queued at path entry `hop`, `size` bytes, left egress port `pi`
-    /// of a shared-buffer switch.
-    pub(super) fn buf_release(&mut self, pi: usize, flow: u32, hop: u16, size: u32) {
-        let class = self.core.flows[flow as usize].class as usize;
-        let input = self.input_port(flow, hop);
-        let b = &mut self.buf;
-        let nc = b.nc;
-        let m = b.eg_mmu[pi] as usize;
-        let pg = b.in_ix[input] as usize * nc + class;
-        let q = b.eg_ix[pi] as usize * nc + class;
-        let cmd = b.mmu[m].release(pg, q, size);
-        self.buf_pfc(m, input * nc + class, cmd);
+    /// of a shared-buffer switch: the memory's PFC command.
+    pub(super) fn release(
+        &mut self,
+        core: &Core,
+        pi: usize,
+        flow: u32,
+        hop: u16,
+        size: u32,
+    ) -> PfcAsk {
+        let class = core.flows[flow as usize].class as usize;
+        let input = core.input_port(flow, hop);
+        let nc = self.nc;
+        let m = self.eg_mmu[pi] as usize;
+        let pg = self.in_ix[input] as usize * nc + class;
+        let q = self.eg_ix[pi] as usize * nc + class;
+        let cmd = self.mmu[m].release(pg, q, size);
+        PfcAsk {
+            m: m as u32,
+            slot: (input * nc + class) as u32,
+            cmd,
+        }
     }
 
-    /// Act on a memory's PFC command for flow-control slot `slot` (pool scope: all its lossless
-    /// slots of the same priority).
-    fn buf_pfc(&mut self, m: usize, slot: usize, cmd: PfcCmd) {
-        let raise = match cmd {
-            PfcCmd::None => return,
-            PfcCmd::Xoff => true,
-            PfcCmd::Xon => false,
-        };
-        if self.pool_scope(m) {
-            // every lossless PG of the slot's priority
-            let nc = self.buf.nc;
-            for k in 0..self.buf.lossless_slots[m].len() {
-                let s = self.buf.lossless_slots[m][k] as usize;
-                if s % nc == slot % nc {
-                    self.fc_demand(s, raise);
-                }
-            }
+    /// How many slots a PFC command may act on ([`Buffers::pfc_target`]): the slot itself, or in
+    /// pool scope every lossless PG of the memory.
+    pub(super) fn pfc_targets(&self, ask: &PfcAsk) -> usize {
+        if self.pool_scope(ask.m as usize) {
+            self.lossless_slots[ask.m as usize].len()
         } else {
-            self.fc_demand(slot, raise);
+            1
         }
+    }
+
+    /// The `k`-th slot a PFC command acts on, if it does (pool scope: the lossless PGs of the
+    /// slot's priority).
+    pub(super) fn pfc_target(&self, ask: &PfcAsk, k: usize) -> Option<usize> {
+        if !self.pool_scope(ask.m as usize) {
+            return Some(ask.slot as usize);
+        }
+        let nc = self.nc;
+        let s = self.lossless_slots[ask.m as usize][k] as usize;
+        (s % nc == ask.slot as usize % nc).then_some(s)
     }
 
     fn pool_scope(&self, m: usize) -> bool {
         matches!(
-            self.buf.mmu[m].config().xoff_scope,
+            self.mmu[m].config().xoff_scope,
             crate::proto::buffer::XoffScope::Pool { .. }
         )
-    }
-
-    /// `start_next` when flow control or a shared memory is on.
-    #[inline(never)]
-    pub(super) fn slow_start_next(&mut self, pi: usize) {
-        if self.core.port_down(pi) {
-            // a failed link sends nothing (sim/links.rs)
-            return;
-        }
-        if self.fc.on {
-            return self.fc_start_next(pi);
-        }
-        // a shared memory without flow control: the frame `plain_start_next` takes, if data
-        let port = &self.core.ports[pi];
-        let data = if port.cap == Capacity::Shared && port.ctrl.is_empty() {
-            port.q.front().map(|&d| self.core.pkts[d as usize])
-        } else {
-            None
-        };
-        self.plain_start_next(pi);
-        if let Some(pk) = data {
-            self.buf_release(pi, pk.flow, pk.hop, pk.size);
-        }
     }
 }

@@ -3,7 +3,7 @@
 //! by default and then cost nothing: no check event is scheduled, and the only per-frame work is
 //! one store of the last data transmission time on the flow-control path.
 
-use super::pause::{PauseRec, EV_DEADLOCK, EV_WATCHDOG};
+use super::pause::{Fc, PauseRec, EV_DEADLOCK, EV_WATCHDOG};
 use super::*;
 use crate::proto::deadlock;
 
@@ -111,10 +111,10 @@ impl Guard {
     }
 }
 
-impl<'a> Sim<'a> {
+impl Fc {
     /// Whether egress port `p` has frames waiting in class `c`.
-    fn class_waiting(&self, p: usize, c: usize) -> bool {
-        let port = &self.core.ports[p];
+    fn class_waiting(core: &Core, p: usize, c: usize) -> bool {
+        let port = &core.ports[p];
         if port.pq.is_empty() {
             !port.q.is_empty()
         } else {
@@ -122,84 +122,92 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The periodic check: deadlock cycles, then the watchdog.
-    pub(super) fn on_fc_check(&mut self) {
-        let now = self.core.now;
-        let nc = self.fc.nc;
-        if let Some(d) = self.fc.guard.detect {
-            let np = self.core.ports.len();
-            let mut stalled = vec![false; np];
-            for (p, st) in stalled.iter_mut().enumerate() {
-                if !self.fc.guard.inter[p] {
-                    continue;
-                }
-                let mask = self.fc.ports[p].paused_mask;
-                let waiting = (0..nc).any(|c| mask >> c & 1 == 1 && self.class_waiting(p, c));
-                let since = self.fc.guard.last_data[p].max(self.fc.ports[p].any_since);
-                *st = deadlock::stalled(waiting, since, now, d);
+    /// The periodic check, first part: deadlock cycles (recorded once per deadlock).
+    pub(super) fn check_deadlock(&mut self, core: &Core) {
+        let now = core.now;
+        let nc = self.nc;
+        let Some(d) = self.guard.detect else {
+            return;
+        };
+        let np = core.ports.len();
+        let mut stalled = vec![false; np];
+        for (p, st) in stalled.iter_mut().enumerate() {
+            if !self.guard.inter[p] {
+                continue;
             }
-            match deadlock::find_cycle(&stalled, &self.fc.guard.succ) {
-                Some(cyc) => {
-                    if !self.fc.guard.in_deadlock {
-                        self.fc.guard.in_deadlock = true;
-                        let since = cyc
-                            .iter()
-                            .map(|&p| self.fc.guard.last_data[p].max(self.fc.ports[p].any_since))
-                            .max()
-                            .unwrap_or(now);
-                        self.fc.record(PauseRec {
-                            t: now,
-                            port: cyc[0] as u32,
-                            class: 0,
-                            kind: EV_DEADLOCK,
-                            quanta: cyc.len() as u32,
-                            duration: (now - since) as i64,
-                        });
-                        self.fc.guard.deadlocks.push((
-                            now,
-                            since,
-                            cyc.iter().map(|&p| p as u32).collect(),
-                        ));
-                    }
-                }
-                None => self.fc.guard.in_deadlock = false,
-            }
+            let mask = self.ports[p].paused_mask;
+            let waiting = (0..nc).any(|c| mask >> c & 1 == 1 && Self::class_waiting(core, p, c));
+            let since = self.guard.last_data[p].max(self.ports[p].any_since);
+            *st = deadlock::stalled(waiting, since, now, d);
         }
-        if let Some(w) = self.fc.guard.watchdog {
-            for slot in 0..self.fc.slots.len() {
-                let (p, c) = (slot / nc, slot % nc);
-                if !self.core.ports[p].from_switch {
-                    continue;
+        match deadlock::find_cycle(&stalled, &self.guard.succ) {
+            Some(cyc) => {
+                if !self.guard.in_deadlock {
+                    self.guard.in_deadlock = true;
+                    let since = cyc
+                        .iter()
+                        .map(|&p| self.guard.last_data[p].max(self.ports[p].any_since))
+                        .max()
+                        .unwrap_or(now);
+                    self.record(PauseRec {
+                        t: now,
+                        port: cyc[0] as u32,
+                        class: 0,
+                        kind: EV_DEADLOCK,
+                        quanta: cyc.len() as u32,
+                        duration: (now - since) as i64,
+                    });
+                    self.guard.deadlocks.push((
+                        now,
+                        since,
+                        cyc.iter().map(|&p| p as u32).collect(),
+                    ));
                 }
-                let rx = self.fc.slots[slot].rx;
-                if !deadlock::watchdog_fires(
-                    self.class_waiting(p, c),
-                    rx.is_paused(),
-                    rx.since(),
-                    now,
-                    w,
-                ) {
-                    continue;
-                }
-                let s = &mut self.fc.slots[slot];
-                let change = s.rx.force_resume(now);
-                s.expiry.cancel();
-                self.fc.guard.ignore_until[slot] = now + self.fc.guard.restore;
-                self.fc.guard.watchdog_fired += 1;
-                self.fc.record(PauseRec {
-                    t: now,
-                    port: p as u32,
-                    class: c as u8,
-                    kind: EV_WATCHDOG,
-                    quanta: 0,
-                    duration: self.fc.guard.restore as i64,
-                });
-                self.fc_apply(slot, change, 0, 0);
             }
+            None => self.guard.in_deadlock = false,
         }
-        let next = now + self.fc.guard.period;
-        if next <= self.core.end {
-            self.core.q.push(next, Ev::FcCheck);
+    }
+
+    /// The periodic check, second part, for one slot: the pause-storm watchdog resumes a class
+    /// paused too long with frames waiting; the resumed port to kick.
+    pub(super) fn check_watchdog(&mut self, core: &mut Core, slot: usize) -> Option<usize> {
+        let now = core.now;
+        let w = self.guard.watchdog?;
+        let (p, c) = (slot / self.nc, slot % self.nc);
+        if !core.ports[p].from_switch {
+            return None;
+        }
+        let rx = self.slots[slot].rx;
+        if !deadlock::watchdog_fires(
+            Self::class_waiting(core, p, c),
+            rx.is_paused(),
+            rx.since(),
+            now,
+            w,
+        ) {
+            return None;
+        }
+        let s = &mut self.slots[slot];
+        let change = s.rx.force_resume(now);
+        s.expiry.cancel();
+        self.guard.ignore_until[slot] = now + self.guard.restore;
+        self.guard.watchdog_fired += 1;
+        self.record(PauseRec {
+            t: now,
+            port: p as u32,
+            class: c as u8,
+            kind: EV_WATCHDOG,
+            quanta: 0,
+            duration: self.guard.restore as i64,
+        });
+        self.apply(core, slot, change, 0, 0)
+    }
+
+    /// The next periodic check, within the run.
+    pub(super) fn next_check(&self, core: &mut Core) {
+        let next = core.now + self.guard.period;
+        if next <= core.end {
+            core.q.push(next, Ev::FcCheck);
         }
     }
 }

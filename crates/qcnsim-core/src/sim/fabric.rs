@@ -91,7 +91,7 @@ impl<'a> Sim<'a> {
         let port = &mut self.core.ports[pi];
         let pfc = !port.pq.is_empty();
         let fits = if pfc {
-            Self::class_fits(port, self.core.flows[flow as usize].class as usize, size)
+            port.class_fits(self.core.flows[flow as usize].class as usize, size)
         } else {
             match port.cap {
                 Capacity::Infinite => true,
@@ -357,37 +357,12 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Occupy port `pi` with a frame of `size` bytes from now; returns when its last bit leaves.
-    /// Makes sure a TxDone comes when more frames wait.
-    #[inline]
-    pub(super) fn put_on_wire(&mut self, pi: usize, size: u32) -> SimTime {
-        let now = self.core.now;
-        let port = &mut self.core.ports[pi];
-        if size != port.last_size {
-            port.set_wire_times(size);
-        }
-        let end = now + port.last_tx;
-        port.busy_until = end + port.last_gap;
-        port.tx_frames += 1;
-        port.tx_bytes += size as u64;
-        if port.tput_slot != NONE {
-            self.core.rec.count_tput(port.tput_slot, end, size);
-        }
-        if !port.q.is_empty() || !port.ctrl.is_empty() || port.fc_waiting > 0 {
-            port.txdone_pending = true;
-            self.core
-                .q
-                .push(port.busy_until, Ev::TxDone { port: pi as u32 });
-        }
-        end
-    }
-
     /// Put frame `pkt` (already taken from its queue) on the wire and schedule its arrival
     /// (flow control's `start_next`; see `start_next` for the same steps without it).
     #[inline]
     pub(super) fn transmit(&mut self, pi: usize, pkt: u32) {
         let pk = self.core.pkts[pkt as usize];
-        let end = self.put_on_wire(pi, pk.size);
+        let end = self.core.put_on_wire(pi, pk.size);
         if pk.flags & FLAG_GBN != 0 && !self.core.ports[pi].from_switch {
             self.gbn.on_wire(&mut self.core, pk.flow, pk.fb);
         }
@@ -525,5 +500,43 @@ impl<'a> Sim<'a> {
         // release(pkt) of a data frame
         self.core.live_data -= 1;
         self.core.free.push(pkt);
+    }
+}
+
+impl Core<'_> {
+    /// Occupy port `pi` with a frame of `size` bytes from now; returns when its last bit leaves.
+    /// Makes sure a TxDone comes when more frames wait.
+    #[inline]
+    pub(super) fn put_on_wire(&mut self, pi: usize, size: u32) -> SimTime {
+        let now = self.now;
+        let port = &mut self.ports[pi];
+        if size != port.last_size {
+            port.set_wire_times(size);
+        }
+        let end = now + port.last_tx;
+        port.busy_until = end + port.last_gap;
+        port.tx_frames += 1;
+        port.tx_bytes += size as u64;
+        if port.tput_slot != NONE {
+            self.rec.count_tput(port.tput_slot, end, size);
+        }
+        if !port.q.is_empty() || !port.ctrl.is_empty() || port.fc_waiting > 0 {
+            port.txdone_pending = true;
+            self.q.push(port.busy_until, Ev::TxDone { port: pi as u32 });
+        }
+        end
+    }
+
+    /// The port a data frame of `flow` queued at path entry `hop` (hop >= 1, a switch port)
+    /// arrived through: the previous hop, or for a multicast flow its tree parent.
+    #[inline]
+    pub(super) fn input_port(&self, flow: u32, hop: u16) -> usize {
+        let f = &self.sc.flows[flow as usize];
+        let prev = if f.tree_parent.is_empty() {
+            hop as usize - 1
+        } else {
+            f.tree_parent[hop as usize] as usize
+        };
+        f.path[prev]
     }
 }

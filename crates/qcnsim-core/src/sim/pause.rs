@@ -285,102 +285,97 @@ impl Fc {
     }
 }
 
-impl<'a> Sim<'a> {
-    // ---------------------------------------------------------------- data path hooks
-
-    /// Whether a data frame of `class` fits in port `pi` (PFC: each priority queue has the
+impl Port {
+    /// Whether a data frame of `class` fits in this port (PFC: each priority queue has the
     /// port's capacity).
     #[inline]
-    pub(super) fn class_fits(port: &Port, class: usize, size: u32) -> bool {
-        match port.cap {
+    pub(super) fn class_fits(&self, class: usize, size: u32) -> bool {
+        match self.cap {
             Capacity::Infinite => true,
-            Capacity::Bytes(b) => port.pq_bytes[class] + size as u64 <= b,
-            Capacity::Frames(n) => (port.pq[class].len() as u64) < n,
+            Capacity::Bytes(b) => self.pq_bytes[class] + size as u64 <= b,
+            Capacity::Frames(n) => (self.pq[class].len() as u64) < n,
             // the switch's shared memory decides (sim/buffer.rs)
             Capacity::Shared => false,
         }
     }
+}
 
-    /// A data frame entered egress port `pi` (already queued and counted in `q_bytes`).
-    /// Never inlined: it must not weigh on the data path of runs without flow control.
-    #[inline(never)]
-    pub(super) fn fc_enqueued(&mut self, pi: usize, pkt: u32) {
-        if self.buf.pending.is_some() {
-            self.buf_pending();
-        }
-        let pk = self.core.pkts[pkt as usize];
-        let port = &self.core.ports[pi];
+/// What the data path sends next at a port with flow control ([`Fc::next_frame`]).
+pub(super) enum Next {
+    /// Nothing may go.
+    Nothing,
+    /// A flow-control frame for a slot: sent ([`Fc::send_frame`]).
+    Pause(usize),
+    /// A control frame (CNM and the like) of a class that is not paused.
+    Ctrl(u32),
+    /// A data frame of a class that is not paused, taken from its queue.
+    Data(u32),
+}
+
+impl Fc {
+    // ---------------------------------------------------------------- data path hooks
+
+    /// A data frame entered egress port `pi` (already queued and counted in `q_bytes`): the
+    /// meter it counts in, when that meter rose above XOFF (the wiring raises the demand of
+    /// every slot it covers, [`Fc::meter_targets`]).
+    pub(super) fn enqueued(&mut self, core: &Core, pi: usize, pkt: u32) -> Option<usize> {
+        let pk = core.pkts[pkt as usize];
+        let port = &core.ports[pi];
         if !port.from_switch {
-            return;
+            return None;
         }
-        let class = self.core.flows[pk.flow as usize].class as usize;
-        let input = self.input_port(pk.flow, pk.hop);
-        let m = self.fc.meter_key(pi, input, class);
-        let Some(meter) = self.fc.meters[m].as_mut() else {
-            return;
-        };
+        let class = core.flows[pk.flow as usize].class as usize;
+        let input = core.input_port(pk.flow, pk.hop);
+        let m = self.meter_key(pi, input, class);
+        let meter = self.meters[m].as_mut()?;
         meter.occ += pk.size as u64;
-        if meter.wm.update(meter.occ) == Crossing::Xoff {
-            for k in 0..self.fc.meters[m].as_ref().map_or(0, |m| m.targets.len()) {
-                let slot = self.fc.meters[m].as_ref().expect("meter").targets[k] as usize;
-                self.fc_demand(slot, true);
-            }
-        }
+        (meter.wm.update(meter.occ) == Crossing::Xoff).then_some(m)
+    }
+
+    /// A data frame left egress port `pi`'s queue (its transmission started): the meter it
+    /// counted in, when that meter fell below XON.
+    pub(super) fn dequeued(&mut self, core: &Core, pi: usize, pk: &Pkt) -> Option<usize> {
+        let class = core.flows[pk.flow as usize].class as usize;
+        let input = core.input_port(pk.flow, pk.hop);
+        let m = self.meter_key(pi, input, class);
+        let meter = self.meters[m].as_mut()?;
+        meter.occ -= pk.size as u64;
+        (meter.wm.update(meter.occ) == Crossing::Xon).then_some(m)
+    }
+
+    /// The slots meter `m` covers, and how many.
+    #[inline]
+    pub(super) fn meter_targets(&self, m: usize) -> usize {
+        self.meters[m].as_ref().map_or(0, |m| m.targets.len())
+    }
+
+    /// The `k`-th slot meter `m` covers.
+    #[inline]
+    pub(super) fn meter_target(&self, m: usize, k: usize) -> usize {
+        self.meters[m].as_ref().expect("meter").targets[k] as usize
     }
 
     /// A watermark (or a shared memory's PG, sim/buffer.rs) covering `slot` rose above XOFF
-    /// (`raise`) or fell below XON: the first demand queues a PAUSE and arms the refresh, the
-    /// last one gone queues an XON.
-    pub(super) fn fc_demand(&mut self, slot: usize, raise: bool) {
+    /// (`raise`) or fell below XON: whether a frame is to be queued for the slot (the first
+    /// demand: a PAUSE, then the refresh is armed; the last one gone: an XON).
+    pub(super) fn demand(&mut self, slot: usize, raise: bool) -> bool {
         if raise {
-            if self.fc.slots[slot].tx.raise() == SendCmd::Xoff {
-                self.fc_queue_frame(slot);
-                self.fc_arm_refresh(slot);
-            }
-        } else if self.fc.slots[slot].tx.lower() == SendCmd::Xon {
-            self.fc.slots[slot].refresh.cancel();
-            self.fc_queue_frame(slot);
-        }
-    }
-
-    /// A data frame of `class` left egress port `pi`'s queue (its transmission started).
-    fn fc_dequeued(&mut self, pi: usize, pkt: u32) {
-        let pk = self.core.pkts[pkt as usize];
-        let class = self.core.flows[pk.flow as usize].class as usize;
-        let input = self.input_port(pk.flow, pk.hop);
-        let m = self.fc.meter_key(pi, input, class);
-        let Some(meter) = self.fc.meters[m].as_mut() else {
-            return;
-        };
-        meter.occ -= pk.size as u64;
-        if meter.wm.update(meter.occ) == Crossing::Xon {
-            for k in 0..self.fc.meters[m].as_ref().map_or(0, |m| m.targets.len()) {
-                let slot = self.fc.meters[m].as_ref().expect("meter").targets[k] as usize;
-                self.fc_demand(slot, false);
-            }
-        }
-    }
-
-    /// The port a data frame of `flow` queued at path entry `hop` (hop >= 1, a switch port)
-    /// arrived through: the previous hop, or for a multicast flow its tree parent.
-    #[inline]
-    pub(super) fn input_port(&self, flow: u32, hop: u16) -> usize {
-        let f = &self.core.sc.flows[flow as usize];
-        let prev = if f.tree_parent.is_empty() {
-            hop as usize - 1
+            self.slots[slot].tx.raise() == SendCmd::Xoff
+        } else if self.slots[slot].tx.lower() == SendCmd::Xon {
+            self.slots[slot].refresh.cancel();
+            true
         } else {
-            f.tree_parent[hop as usize] as usize
-        };
-        f.path[prev]
+            false
+        }
     }
 
-    fn fc_arm_refresh(&mut self, slot: usize) {
-        if self.fc.xon_only {
+    pub(super) fn arm_refresh(&mut self, core: &mut Core, slot: usize) {
+        if self.xon_only {
             return;
         }
-        let at = self.core.now + self.fc.ports[slot / self.fc.nc].refresh_ps;
-        if let Some(gen) = self.fc.slots[slot].refresh.arm(at) {
-            self.core.q.push(
+        let at = core.now + self.ports[slot / self.nc].refresh_ps;
+        if let Some(gen) = self.slots[slot].refresh.arm(at) {
+            core.q.push(
                 at,
                 Ev::PauseRefresh {
                     slot: slot as u32,
@@ -390,52 +385,52 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Queue a flow-control frame for `slot` on the switch's port back to the sender. A frame
-    /// already waiting for the slot is not duplicated: it carries the state at transmission.
-    fn fc_queue_frame(&mut self, slot: usize) {
-        let s = &mut self.fc.slots[slot];
+    /// Queue a flow-control frame for `slot` on the switch's port back to the sender: that port,
+    /// to kick. A frame already waiting for the slot is not duplicated: it carries the state at
+    /// transmission.
+    pub(super) fn queue_frame(&mut self, core: &mut Core, slot: usize) -> Option<usize> {
+        let s = &mut self.slots[slot];
         if s.queued {
-            return;
+            return None;
         }
         s.queued = true;
-        let r = (slot / self.fc.nc) ^ 1;
-        self.fc.ports[r].pending.push_back(slot as u32);
-        self.core.ports[r].fc_waiting += 1;
-        self.kick(r);
+        let r = (slot / self.nc) ^ 1;
+        self.ports[r].pending.push_back(slot as u32);
+        core.ports[r].fc_waiting += 1;
+        Some(r)
     }
 
     /// `start_next` with flow control: flow-control frames first, then CNMs and data of
-    /// classes that are not paused (PFC: the highest priority first).
-    #[inline(never)]
-    pub(super) fn fc_start_next(&mut self, pi: usize) {
-        let now = self.core.now;
-        if let Some(slot) = self.fc.ports[pi].pending.pop_front() {
-            self.core.ports[pi].fc_waiting -= 1;
-            self.fc_send_frame(pi, slot as usize);
-            return;
+    /// classes that are not paused (PFC: the highest priority first). A data frame is taken
+    /// from its queue.
+    #[inline]
+    pub(super) fn next_frame(&mut self, core: &mut Core, pi: usize) -> Next {
+        let now = core.now;
+        if let Some(slot) = self.ports[pi].pending.pop_front() {
+            core.ports[pi].fc_waiting -= 1;
+            return Next::Pause(slot as usize);
         }
-        let mask = self.fc.ports[pi].paused_mask;
-        let port = &mut self.core.ports[pi];
-        let cnm_blocked = if self.fc.pfc {
-            mask >> self.fc.cnm_class & 1 == 1
+        let mask = self.ports[pi].paused_mask;
+        let port = &mut core.ports[pi];
+        let cnm_blocked = if self.pfc {
+            mask >> self.cnm_class & 1 == 1
         } else {
             mask != 0
         };
         if !cnm_blocked {
             if let Some(c) = port.ctrl.pop_front() {
-                self.transmit(pi, c);
-                return;
+                return Next::Ctrl(c);
             }
         }
-        let pkt = if self.fc.pfc {
-            let Some(c) = (0..self.fc.nc)
+        let pkt = if self.pfc {
+            let Some(c) = (0..self.nc)
                 .rev()
                 .find(|&c| mask >> c & 1 == 0 && !port.pq[c].is_empty())
             else {
-                return;
+                return Next::Nothing;
             };
             let d = port.pq[c].pop_front().expect("class queue not empty");
-            let size = self.core.pkts[d as usize].size as u64;
+            let size = core.pkts[d as usize].size as u64;
             port.track_q(now);
             port.q_bytes -= size;
             port.pq_bytes[c] -= size;
@@ -443,61 +438,42 @@ impl<'a> Sim<'a> {
             d
         } else {
             if mask != 0 {
-                return;
+                return Next::Nothing;
             }
             let Some(d) = port.q.pop_front() else {
-                return;
+                return Next::Nothing;
             };
             port.track_q(now);
-            port.q_bytes -= self.core.pkts[d as usize].size as u64;
+            port.q_bytes -= core.pkts[d as usize].size as u64;
             d
         };
-        let from_switch = port.from_switch;
-        let shared = port.cap == Capacity::Shared;
-        self.fc.guard.last_data[pi] = now;
-        let ba = port.ba != NONE;
-        let ecn = port.ecn;
-        if ecn != NONE {
-            // DCQCN marking at dequeue, against the queue the frame leaves behind
-            self.cm.ecn_mark(&mut self.core, pi, ecn as usize, pkt);
-        }
-        let pk = self.core.pkts[pkt as usize];
-        // transmit first: the meter update may queue a flow-control frame on this very port,
-        // which must then wait for this frame
-        self.transmit(pi, pkt);
-        if ba {
-            self.cm.ba_qlen(&mut self.core, pi);
-        }
-        if shared {
-            self.buf_release(pi, pk.flow, pk.hop, pk.size);
-        }
-        if from_switch {
-            self.fc_dequeued(pi, pkt);
-        }
+        self.guard.last_data[pi] = now;
+        Next::Data(pkt)
     }
 
-    fn fc_send_frame(&mut self, pi: usize, slot: usize) {
-        let now = self.core.now;
-        let nc = self.fc.nc;
-        let s = &mut self.fc.slots[slot];
+    /// Send the flow-control frame of `slot` on port `pi` (it is acted upon at the sender one
+    /// propagation and one response delay after its last bit).
+    pub(super) fn send_frame(&mut self, core: &mut Core, pi: usize, slot: usize) {
+        let now = core.now;
+        let nc = self.nc;
+        let s = &mut self.slots[slot];
         s.queued = false;
-        let quanta = s.tx.quanta(self.fc.quanta);
+        let quanta = s.tx.quanta(self.quanta);
         s.sent += 1;
         if quanta == 0 {
             s.xon_sent += 1;
         }
         let link_port = slot / nc;
         let class = (slot % nc) as u8;
-        let fp = &mut self.fc.ports[pi];
+        let fp = &mut self.ports[pi];
         fp.sent += 1;
         if quanta == 0 {
             fp.xon_sent += 1;
         }
         let duration = if quanta == 0 { 0 } else { fp.pause_ps as i64 };
         let prop = fp.prop_ps;
-        let act =
-            self.put_on_wire(pi, fcp::FRAME_BYTES) + prop + self.fc.ports[link_port].response_ps;
-        self.fc.record(PauseRec {
+        let act = core.put_on_wire(pi, fcp::FRAME_BYTES) + prop + self.ports[link_port].response_ps;
+        self.record(PauseRec {
             t: now,
             port: pi as u32,
             class,
@@ -509,7 +485,7 @@ impl<'a> Sim<'a> {
             quanta,
             duration,
         });
-        self.core.q.push(
+        core.q.push(
             act,
             Ev::PauseRx {
                 slot: slot as u32,
@@ -520,17 +496,23 @@ impl<'a> Sim<'a> {
 
     // ---------------------------------------------------------------- events
 
-    /// A PAUSE/PFC frame for `slot` is acted upon (response delay after its arrival).
-    pub(super) fn on_pause_rx(&mut self, slot: usize, quanta: u32) {
-        let now = self.core.now;
-        let p = slot / self.fc.nc;
-        self.fc.bin_frame(p, now);
-        self.fc.slots[slot].received += 1;
-        let fp = &mut self.fc.ports[p];
+    /// A PAUSE/PFC frame for `slot` is acted upon (response delay after its arrival). Returns
+    /// the port to kick, when it resumed.
+    pub(super) fn on_pause_rx(
+        &mut self,
+        core: &mut Core,
+        slot: usize,
+        quanta: u32,
+    ) -> Option<usize> {
+        let now = core.now;
+        let p = slot / self.nc;
+        self.bin_frame(p, now);
+        self.slots[slot].received += 1;
+        let fp = &mut self.ports[p];
         fp.received += 1;
-        if quanta != 0 && now < self.fc.guard.ignore_until[slot] {
+        if quanta != 0 && now < self.guard.ignore_until[slot] {
             // the watchdog fired on this class: PAUSE/PFC frames are ignored for a while
-            return;
+            return None;
         }
         let arrival = now - fp.response_ps;
         let pause_ps = if quanta == 0 {
@@ -538,15 +520,15 @@ impl<'a> Sim<'a> {
         } else {
             fcp::quanta_to_ps(quanta, fp.rate_bps)
         };
-        let s = &mut self.fc.slots[slot];
-        let (change, cmd) = s.rx.on_frame(now, arrival, pause_ps, self.fc.xon_only);
+        let s = &mut self.slots[slot];
+        let (change, cmd) = s.rx.on_frame(now, arrival, pause_ps, self.xon_only);
         let until = s.rx.until();
         match cmd {
             ExpiryCmd::Keep => {}
             ExpiryCmd::Cancel => s.expiry.cancel(),
             ExpiryCmd::Arm(t) => {
                 if let Some(gen) = s.expiry.arm(t) {
-                    self.core.q.push(
+                    core.q.push(
                         t,
                         Ev::PauseExpire {
                             slot: slot as u32,
@@ -556,61 +538,77 @@ impl<'a> Sim<'a> {
                 }
             }
         }
-        self.fc_apply(slot, change, quanta, until);
+        self.apply(core, slot, change, quanta, until)
     }
 
-    pub(super) fn on_pause_expire(&mut self, slot: usize, gen: u32) {
-        let s = &mut self.fc.slots[slot];
-        match s.expiry.popped(self.core.now, gen) {
+    /// A pause of `slot` may expire: the port to kick, when it resumed.
+    pub(super) fn on_pause_expire(
+        &mut self,
+        core: &mut Core,
+        slot: usize,
+        gen: u32,
+    ) -> Option<usize> {
+        let s = &mut self.slots[slot];
+        match s.expiry.popped(core.now, gen) {
             Popped::Fire => {
-                let change = s.rx.on_expiry(self.core.now);
-                self.fc_apply(slot, change, 0, 0);
+                let change = s.rx.on_expiry(core.now);
+                self.apply(core, slot, change, 0, 0)
             }
-            Popped::Requeue(t) => self.core.q.push(
-                t,
-                Ev::PauseExpire {
-                    slot: slot as u32,
-                    gen,
-                },
-            ),
-            Popped::Stale => {}
+            Popped::Requeue(t) => {
+                core.q.push(
+                    t,
+                    Ev::PauseExpire {
+                        slot: slot as u32,
+                        gen,
+                    },
+                );
+                None
+            }
+            Popped::Stale => None,
         }
     }
 
-    pub(super) fn on_pause_refresh(&mut self, slot: usize, gen: u32) {
-        match self.fc.slots[slot].refresh.popped(self.core.now, gen) {
-            Popped::Fire => {
-                if self.fc.slots[slot].tx.on_refresh() == SendCmd::Xoff {
-                    self.fc_queue_frame(slot);
-                    self.fc_arm_refresh(slot);
-                }
+    /// The switch's refresh timer of `slot`: whether a PAUSE is to be queued again (then the
+    /// refresh is armed again).
+    pub(super) fn on_pause_refresh(&mut self, core: &mut Core, slot: usize, gen: u32) -> bool {
+        match self.slots[slot].refresh.popped(core.now, gen) {
+            Popped::Fire => self.slots[slot].tx.on_refresh() == SendCmd::Xoff,
+            Popped::Requeue(t) => {
+                core.q.push(
+                    t,
+                    Ev::PauseRefresh {
+                        slot: slot as u32,
+                        gen,
+                    },
+                );
+                false
             }
-            Popped::Requeue(t) => self.core.q.push(
-                t,
-                Ev::PauseRefresh {
-                    slot: slot as u32,
-                    gen,
-                },
-            ),
-            Popped::Stale => {}
+            Popped::Stale => false,
         }
     }
 
-    /// Apply a receiver state change of `slot`.
-    pub(super) fn fc_apply(&mut self, slot: usize, change: RxChange, quanta: u32, until: SimTime) {
-        let now = self.core.now;
-        let nc = self.fc.nc;
+    /// Apply a receiver state change of `slot`: the port to kick, when it resumed.
+    pub(super) fn apply(
+        &mut self,
+        core: &mut Core,
+        slot: usize,
+        change: RxChange,
+        quanta: u32,
+        until: SimTime,
+    ) -> Option<usize> {
+        let now = core.now;
+        let nc = self.nc;
         let p = slot / nc;
         let class = slot % nc;
         match change {
-            RxChange::None | RxChange::Extended => {}
+            RxChange::None | RxChange::Extended => None,
             RxChange::Paused => {
-                let fp = &mut self.fc.ports[p];
+                let fp = &mut self.ports[p];
                 if fp.paused_mask == 0 {
                     fp.any_since = now;
                 }
                 fp.paused_mask |= 1 << class;
-                self.fc.record(PauseRec {
+                self.record(PauseRec {
                     t: now,
                     port: p as u32,
                     class: class as u8,
@@ -622,18 +620,19 @@ impl<'a> Sim<'a> {
                         (until - now) as i64
                     },
                 });
-                self.fc_gate_flows(p, class, true);
+                self.gate_flows(core, p, class, true);
+                None
             }
             RxChange::Resumed { paused_for } => {
-                self.fc.slots[slot].paused_ps += paused_for;
-                let fp = &mut self.fc.ports[p];
+                self.slots[slot].paused_ps += paused_for;
+                let fp = &mut self.ports[p];
                 fp.paused_mask &= !(1 << class);
                 if fp.paused_mask == 0 {
                     fp.paused_ps += now - fp.any_since;
                     let since = fp.any_since;
-                    self.fc.bin_paused(p, since, now);
+                    self.bin_paused(p, since, now);
                 }
-                self.fc.record(PauseRec {
+                self.record(PauseRec {
                     t: now,
                     port: p as u32,
                     class: class as u8,
@@ -641,19 +640,19 @@ impl<'a> Sim<'a> {
                     quanta: 0,
                     duration: paused_for as i64,
                 });
-                self.fc_gate_flows(p, class, false);
-                self.kick(p);
+                self.gate_flows(core, p, class, false);
+                Some(p)
             }
         }
     }
 
     /// A host NIC port's class was paused (`gate`) or resumed: stop or restart the rate
     /// limiters of its flows of that class and freeze or thaw their RP timers.
-    fn fc_gate_flows(&mut self, p: usize, class: usize, gate: bool) {
-        let now = self.core.now;
-        for k in 0..self.fc.ports[p].nic_flows.len() {
-            let fi = self.fc.ports[p].nic_flows[k] as usize;
-            let f = &mut self.core.flows[fi];
+    fn gate_flows(&mut self, core: &mut Core, p: usize, class: usize, gate: bool) {
+        let now = core.now;
+        for k in 0..self.ports[p].nic_flows.len() {
+            let fi = self.ports[p].nic_flows[k] as usize;
+            let f = &mut core.flows[fi];
             if f.class as usize != class {
                 continue;
             }
@@ -663,17 +662,17 @@ impl<'a> Sim<'a> {
                 Some(rp) => rp.resume(now),
                 None => RpOutput::NONE,
             };
-            self.core.rp_output(fi, out, now);
-            let f = &mut self.core.flows[fi];
+            core.rp_output(fi, out, now);
+            let f = &mut core.flows[fi];
             if gate {
                 if Core::rl_limited(f) {
                     f.rl_timer.cancel();
                 }
             } else if !f.rl_q.is_empty() && !f.rl_timer.is_armed() {
                 if Core::rl_limited(f) {
-                    self.core.schedule_rl(fi);
+                    core.schedule_rl(fi);
                 } else {
-                    self.core.arm_rl(fi, now);
+                    core.arm_rl(fi, now);
                 }
             }
         }
@@ -681,26 +680,18 @@ impl<'a> Sim<'a> {
 
     // ---------------------------------------------------------------- output
 
-    /// Sample every flow's rate-limiter queue and its NIC queue.
-    pub(super) fn sample_host_queues(&mut self, t: SimTime) {
-        for fi in 0..self.core.flows.len() {
-            // Lazily generated frames born before `t` are materialised first (the same outcome
-            // as at the next departure, see `catch_up`). Frames born at `t` itself are left to
-            // the events of the instant, as with one event per frame, whose generation event
-            // for `t` was queued after this sample's.
-            if t > 0 {
-                self.catch_up(fi, t - 1);
-            }
-            let f = &self.core.flows[fi];
-            let nic = &self.core.ports[f.path[0] as usize];
-            let fc = &mut self.fc;
-            fc.hq_t.push(t as i64);
-            fc.hq_flow.push(fi as u32);
-            fc.hq_rl_bytes.push(f.rl_q_bytes as i64);
-            fc.hq_rl_frames.push(f.rl_q.len() as i64);
-            fc.hq_rl_drops.push(f.rl_drops as i64);
-            fc.hq_nic_bytes.push(nic.q_bytes as i64);
-            fc.hq_nic_drops.push(f.nic_drops as i64);
+    /// Sample every flow's rate-limiter queue and its NIC queue (after the sources caught up
+    /// to just before `t`, `Sim::sample_host_queues`).
+    pub(super) fn sample_host_queues(&mut self, core: &Core, t: SimTime) {
+        for (fi, f) in core.flows.iter().enumerate() {
+            let nic = &core.ports[f.path[0] as usize];
+            self.hq_t.push(t as i64);
+            self.hq_flow.push(fi as u32);
+            self.hq_rl_bytes.push(f.rl_q_bytes as i64);
+            self.hq_rl_frames.push(f.rl_q.len() as i64);
+            self.hq_rl_drops.push(f.rl_drops as i64);
+            self.hq_nic_bytes.push(nic.q_bytes as i64);
+            self.hq_nic_drops.push(f.nic_drops as i64);
         }
     }
 }

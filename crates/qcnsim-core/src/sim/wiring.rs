@@ -4,7 +4,9 @@
 //! frame to send) back to the data path or to another subsystem. Subsystems never call each
 //! other.
 
+use super::buffer::PfcAsk;
 use super::links::PortChange;
+use super::pause::Next;
 use super::*;
 
 impl<'a> Sim<'a> {
@@ -127,5 +129,177 @@ impl<'a> Sim<'a> {
         if let Some(c) = self.cm.send_cnp(&mut self.core, flow) {
             self.enqueue_ctrl(c.port, c.pkt);
         }
+    }
+
+    // ---------------------------------------------------------------- the slow path: flow
+    // control, shared memories, failed links
+
+    /// `start_next` when flow control or a shared memory is on.
+    #[inline(never)]
+    pub(super) fn slow_start_next(&mut self, pi: usize) {
+        if self.core.port_down(pi) {
+            // a failed link sends nothing (sim/links.rs)
+            return;
+        }
+        if self.fc.on {
+            return self.fc_start_next(pi);
+        }
+        // a shared memory without flow control: the frame `plain_start_next` takes, if data
+        let port = &self.core.ports[pi];
+        let data = if port.cap == Capacity::Shared && port.ctrl.is_empty() {
+            port.q.front().map(|&d| self.core.pkts[d as usize])
+        } else {
+            None
+        };
+        self.plain_start_next(pi);
+        if let Some(pk) = data {
+            let ask = self.buf.release(&self.core, pi, pk.flow, pk.hop, pk.size);
+            self.buf_pfc(ask);
+        }
+    }
+
+    /// `start_next` with flow control (sim/pause.rs chooses the frame): after a data frame's
+    /// transmission starts, its queue's watchers, its shared memory and its watermark hear of it.
+    fn fc_start_next(&mut self, pi: usize) {
+        match self.fc.next_frame(&mut self.core, pi) {
+            Next::Nothing => {}
+            Next::Pause(slot) => self.fc.send_frame(&mut self.core, pi, slot),
+            Next::Ctrl(c) => self.transmit(pi, c),
+            Next::Data(pkt) => {
+                let port = &self.core.ports[pi];
+                let (from_switch, shared) = (port.from_switch, port.cap == Capacity::Shared);
+                let (ba, ecn) = (port.ba != NONE, port.ecn);
+                if ecn != NONE {
+                    // DCQCN marking at dequeue, against the queue the frame leaves behind
+                    self.cm.ecn_mark(&mut self.core, pi, ecn as usize, pkt);
+                }
+                let pk = self.core.pkts[pkt as usize];
+                // transmit first: the meter update may queue a flow-control frame on this very
+                // port, which must then wait for this frame
+                self.transmit(pi, pkt);
+                if ba {
+                    self.cm.ba_qlen(&mut self.core, pi);
+                }
+                if shared {
+                    let ask = self.buf.release(&self.core, pi, pk.flow, pk.hop, pk.size);
+                    self.buf_pfc(ask);
+                }
+                if from_switch {
+                    if let Some(m) = self.fc.dequeued(&self.core, pi, &pk) {
+                        self.fc_meter_crossed(m, false);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A data frame entered egress port `pi` with flow control on: a shared memory's pending
+    /// command, then the frame's watermark. Never inlined: it must not weigh on the data path
+    /// of runs without flow control.
+    #[inline(never)]
+    pub(super) fn fc_enqueued(&mut self, pi: usize, pkt: u32) {
+        if let Some(ask) = self.buf.pending.take() {
+            self.buf_pfc(ask);
+        }
+        if let Some(m) = self.fc.enqueued(&self.core, pi, pkt) {
+            self.fc_meter_crossed(m, true);
+        }
+    }
+
+    /// A data frame does not fit egress port `pi` by the port's own capacity: its switch's
+    /// shared memory, if any, decides (sim/buffer.rs).
+    #[inline(never)]
+    pub(super) fn buf_admit(&mut self, pi: usize, pkt: u32) -> bool {
+        let (ok, ask) = self.buf.admit(&self.core, pi, pkt);
+        if let Some(ask) = ask {
+            self.buf_pfc(ask);
+        }
+        ok
+    }
+
+    /// A shared memory's XOFF or XON reaches flow control: the demand of each slot it names.
+    fn buf_pfc(&mut self, ask: PfcAsk) {
+        let raise = match ask.cmd {
+            crate::proto::buffer::PfcCmd::None => return,
+            crate::proto::buffer::PfcCmd::Xoff => true,
+            crate::proto::buffer::PfcCmd::Xon => false,
+        };
+        for k in 0..self.buf.pfc_targets(&ask) {
+            if let Some(slot) = self.buf.pfc_target(&ask, k) {
+                self.fc_demand(slot, raise);
+            }
+        }
+    }
+
+    /// A watermark crossed: the demand of every slot it covers.
+    fn fc_meter_crossed(&mut self, m: usize, raise: bool) {
+        for k in 0..self.fc.meter_targets(m) {
+            let slot = self.fc.meter_target(m, k);
+            self.fc_demand(slot, raise);
+        }
+    }
+
+    /// The demand of flow-control slot `slot` rose (`raise`) or fell: queue its frame on the
+    /// port back to the sender (and kick that port), and arm the refresh of a PAUSE.
+    fn fc_demand(&mut self, slot: usize, raise: bool) {
+        if self.fc.demand(slot, raise) {
+            self.fc_queue_frame(slot, raise);
+        }
+    }
+
+    fn fc_queue_frame(&mut self, slot: usize, refresh: bool) {
+        if let Some(r) = self.fc.queue_frame(&mut self.core, slot) {
+            self.kick(r);
+        }
+        if refresh {
+            self.fc.arm_refresh(&mut self.core, slot);
+        }
+    }
+
+    /// A PAUSE/PFC frame for `slot` is acted upon.
+    pub(super) fn on_pause_rx(&mut self, slot: usize, quanta: u32) {
+        if let Some(p) = self.fc.on_pause_rx(&mut self.core, slot, quanta) {
+            self.kick(p);
+        }
+    }
+
+    /// A pause of `slot` may expire.
+    pub(super) fn on_pause_expire(&mut self, slot: usize, gen: u32) {
+        if let Some(p) = self.fc.on_pause_expire(&mut self.core, slot, gen) {
+            self.kick(p);
+        }
+    }
+
+    /// The switch's refresh timer of `slot`.
+    pub(super) fn on_pause_refresh(&mut self, slot: usize, gen: u32) {
+        if self.fc.on_pause_refresh(&mut self.core, slot, gen) {
+            self.fc_queue_frame(slot, true);
+        }
+    }
+
+    /// The periodic deadlock and watchdog check (sim/deadlock.rs).
+    pub(super) fn on_fc_check(&mut self) {
+        self.fc.check_deadlock(&self.core);
+        if self.fc.guard.watchdog.is_some() {
+            for slot in 0..self.fc.slots.len() {
+                if let Some(p) = self.fc.check_watchdog(&mut self.core, slot) {
+                    self.kick(p);
+                }
+            }
+        }
+        self.fc.next_check(&mut self.core);
+    }
+
+    /// Sample every flow's rate-limiter queue and its NIC queue. Lazily generated frames born
+    /// before `t` are materialised first (the same outcome as at the next departure, see
+    /// `catch_up`). Frames born at `t` itself are left to the events of the instant, as with
+    /// one event per frame, whose generation event for `t` was queued after this sample's.
+    pub(super) fn sample_host_queues(&mut self, t: SimTime) {
+        if t > 0 {
+            for fi in 0..self.core.flows.len() {
+                self.catch_up(fi, t - 1);
+            }
+        }
+        self.fc.sample_host_queues(&self.core, t);
     }
 }
