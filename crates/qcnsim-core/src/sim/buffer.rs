@@ -11,6 +11,7 @@
 //! drop branch of `enqueue_data` (a shared port's "fits" is false), and release only from the
 //! slow transmit path (`Sim::slow`).
 
+use super::fastpath::Needs;
 use super::*;
 use crate::proto::buffer::{Mmu, PfcCmd, DROP_CAUSES};
 use crate::scenario::buffer as sbs;
@@ -18,6 +19,8 @@ use crate::scenario::buffer as sbs;
 /// The shared memories of the network (empty when `[shared_buffer]` is off).
 #[derive(Default)]
 pub(super) struct Buffers {
+    /// `[shared_buffer]` is on.
+    on: bool,
     pub(super) mmu: Vec<Mmu>,
     /// Switch node of each memory.
     node: Vec<u32>,
@@ -40,6 +43,7 @@ impl Buffers {
         if !sc.buffer.is_on() {
             return b;
         }
+        b.on = true;
         let np = sc.n_ports();
         let nc = sc.fc.classes();
         b.nc = nc;
@@ -291,5 +295,18 @@ impl Buffers {
             self.mmu[m].config().xoff_scope,
             crate::proto::buffer::XoffScope::Pool { .. }
         )
+    }
+}
+
+impl Needs for Buffers {
+    fn name(&self) -> &'static str {
+        "buffer"
+    }
+    /// A shared memory charges a frame when it is admitted and releases it when it leaves.
+    fn slow_path(&self) -> bool {
+        self.on
+    }
+    fn watches_queue(&self, core: &Core, pi: usize) -> bool {
+        core.ports[pi].cap == Capacity::Shared
     }
 }

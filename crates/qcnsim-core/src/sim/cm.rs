@@ -17,6 +17,7 @@
 //!   and the one per-flow reaction timer (`Ev::RpTimer`).
 
 use super::dcqcn::DcqcnState;
+use super::fastpath::Needs;
 use super::nicfb::NicFbState;
 use super::transient::Transient;
 use super::*;
@@ -368,5 +369,26 @@ impl ReverseRoutes {
         e.binary_search_by_key(&(at as u32), |&(n, _)| n)
             .ok()
             .map(|i| e[i].1 as usize)
+    }
+}
+
+impl Needs for Cm {
+    fn name(&self) -> &'static str {
+        "cm"
+    }
+    /// A congestion point samples at enqueue, a BA sensor follows the queue length, DCQCN
+    /// marking at dequeue reads the queue left behind.
+    fn watches_queue(&self, core: &Core, pi: usize) -> bool {
+        let p = &core.ports[pi];
+        p.cp != NONE || p.ba != NONE || p.ecn != NONE
+    }
+    /// A BA sensor's timer; a mark at dequeue that becomes a notification.
+    fn send_makes_events(&self, core: &Core, pi: usize) -> bool {
+        let p = &core.ports[pi];
+        p.ba != NONE || p.ecn != NONE
+    }
+    /// A CE-marked frame reaches its notification point, which may schedule a CNP.
+    fn deliveries_make_events(&self, _core: &Core) -> bool {
+        self.cps.iter().any(|c| matches!(c, CpState::Ecn(_)))
     }
 }

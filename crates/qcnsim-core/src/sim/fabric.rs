@@ -225,35 +225,6 @@ impl<'a> Sim<'a> {
         self.core.slot_t = NEVER;
     }
 
-    /// The ports' shortcuts, from what does not change during the run. Which ports may use the
-    /// transmission-done slot: switch ports towards a host, without a BA sensor or dequeue
-    /// marking, in a run where delivering a data frame makes no event (no go-back-N, multicast or
-    /// failing links at any receiver, no ECN marking anywhere) and ports take the plain path (no
-    /// flow control or shared memory). Which may send a frame straight to the wire when idle and
-    /// empty (`send_direct`): ports that nothing watches (no CP, BA sensor or PFC queues) on the
-    /// plain path, whose capacity is their own.
-    pub(super) fn prepare_ports(&mut self) {
-        let run_ok = self.core.slot_on
-            && !self.core.slow
-            && self.core.flows.iter().all(|f| !f.rx_special)
-            && !self.cm.cps.iter().any(|c| matches!(c, CpState::Ecn(_)));
-        let slow = self.core.slow;
-        for p in self.core.ports.iter_mut() {
-            p.slot_ok =
-                run_ok && p.from_switch && !p.peer_is_switch && p.ba == NONE && p.ecn == NONE;
-            // (a failing link changes its ports' capacity: such runs are slow)
-            p.direct_ok = p.cp == NONE
-                && p.ba == NONE
-                && p.pq.is_empty()
-                && !slow
-                && match p.cap {
-                    Capacity::Infinite | Capacity::Bytes(_) => true,
-                    Capacity::Frames(n) => n > 0,
-                    Capacity::Shared => false,
-                };
-        }
-    }
-
     /// Take the next frame (control first) and put it on the wire.
     pub(super) fn start_next(&mut self, pi: usize) {
         if self.core.slow {

@@ -14,6 +14,7 @@
 //! left are dropped at the switch and counted. When it comes back, the routes are recomputed
 //! with it and its ports send again.
 
+use super::fastpath::Needs;
 use super::*;
 use crate::scenario::routes::{flow_key, hash_pick, Routes};
 use crate::scenario::RoutingMode;
@@ -302,5 +303,20 @@ impl LinkState {
             ),
         ];
         (table, rows)
+    }
+}
+
+impl Needs for LinkState {
+    fn name(&self) -> &'static str {
+        "links"
+    }
+    /// A failed link's ports send nothing and refuse frames.
+    fn slow_path(&self) -> bool {
+        true
+    }
+    /// A hop-by-hop routed frame's arrival is decided when it arrives (its last link may fail
+    /// under it).
+    fn receives(&self, core: &Core, fi: usize) -> bool {
+        core.flows[fi].route == ROUTE_LOOKUP
     }
 }

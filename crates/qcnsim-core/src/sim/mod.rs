@@ -36,6 +36,7 @@ mod cm;
 mod dcqcn;
 mod deadlock;
 mod fabric;
+mod fastpath;
 mod fct;
 mod links;
 mod multicast;
@@ -335,7 +336,8 @@ struct Flow {
     traffic: Traffic,
     /// No Gen event is pending: frames are generated at the next rate-limiter departure.
     gen_lazy: bool,
-    /// Arrivals need more than counting: a multicast or a go-back-N flow (`deliver`).
+    /// Arrivals need more than counting (`deliver`): a subsystem receives them (a multicast or a
+    /// go-back-N flow, hop-by-hop routing; sim/fastpath.rs).
     rx_special: bool,
     /// Representative feedback: data frames carry the RP's F̂b and representative CPID.
     rep_fb: bool,
@@ -507,8 +509,8 @@ pub(super) struct Core<'a> {
     /// Per-packet spraying: the stream of port draws and a scratch list of candidates.
     spray_rng: Rng,
     spray_cand: Vec<u32>,
-    /// Flow control, a shared memory or link failures: egress ports take the slow path
-    /// (`slow_start_next`, no idle-port shortcut).
+    /// A subsystem asked for the slow path (flow control, a shared memory, link failures):
+    /// egress ports take `slow_start_next`, no idle-port shortcut (sim/fastpath.rs).
     slow: bool,
     /// The transmission-done slot (sim/fabric.rs, `txdone_at!`): one `TxDone` kept outside the
     /// event queue, with the sequence number it would have had there; `slot_t` is `NEVER` when
@@ -526,6 +528,10 @@ pub(super) struct Core<'a> {
     /// `cc.feedback_route = "reverse"`: per flow, the port back towards the flow's source at
     /// each node of its data path or tree; empty for shortest paths.
     rev_route: cm::ReverseRoutes,
+    /// Test switches of the fast path (sim/fastpath.rs): frames may go straight to the wire,
+    /// and the subsystem whose answers the shortcuts ignore.
+    direct_on: bool,
+    ignore_needs: Option<&'static str>,
 }
 
 pub struct Sim<'a> {
@@ -770,7 +776,8 @@ impl<'a> Sim<'a> {
                 cbr_t0: f.start,
                 gbn: gbn_ix[i],
                 // go-back-N receives; hop-by-hop routing defers the arrival (sim/links.rs)
-                rx_special: gbn_ix[i] != NONE || !sc.link_events.is_empty(),
+                // set by `prepare_ports` from the subsystems' answers (sim/fastpath.rs)
+                rx_special: false,
                 gen_frames: 0,
                 sent_frames: 0,
                 sent_bytes: 0,
@@ -816,7 +823,7 @@ impl<'a> Sim<'a> {
                 count_drops: true,
                 spray_rng: Rng::stream(seed, StreamId::new(kinds::SPRAY, 0, 0)),
                 spray_cand: Vec::with_capacity(64),
-                slow: fc.on || sc.buffer.is_on() || !sc.link_events.is_empty(),
+                slow: false,
                 slot_t: NEVER,
                 slot_seq: 0,
                 slot_port: NONE,
@@ -833,6 +840,8 @@ impl<'a> Sim<'a> {
                 } else {
                     cm::ReverseRoutes::default()
                 },
+                direct_on: true,
+                ignore_needs: None,
             },
             cm: cm::Cm {
                 nicfb: nicfb::NicFbState::new(sc, seed, cps.len()),

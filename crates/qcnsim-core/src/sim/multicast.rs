@@ -9,6 +9,7 @@
 //! the original frame goes to the last child. Every copy is a data frame of the flow and is
 //! counted as delivered, dropped or in flight like any other.
 
+use super::fastpath::Needs;
 use super::*;
 use crate::table::Table;
 
@@ -81,14 +82,12 @@ pub(super) struct Multicast {
 }
 
 impl Multicast {
-    /// One [`McFlow`] per multicast flow; marks those flows in the data path (`Flow::mc`, and
-    /// their arrivals need more than counting).
+    /// One [`McFlow`] per multicast flow; marks those flows in the data path (`Flow::mc`).
     pub(super) fn build(sc: &Scenario, core: &mut Core) -> Multicast {
         let mut m = Multicast::default();
         for (i, f) in sc.flows.iter().enumerate() {
             if f.group.is_some() {
                 core.flows[i].mc = m.flows.len() as u32;
-                core.flows[i].rx_special = true;
                 m.flows.push(McFlow::new(sc, i));
             }
         }
@@ -420,6 +419,7 @@ pub(crate) fn jain(xs: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::fastpath::Needs;
     use super::*;
 
     #[test]
@@ -438,5 +438,15 @@ mod tests {
         let (m, sd) = mean_std(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
         assert_eq!((m, sd), (5.0, 2.0));
         assert!(mean_std(&[]).0.is_nan());
+    }
+}
+
+impl Needs for Multicast {
+    fn name(&self) -> &'static str {
+        "multicast"
+    }
+    /// Each member's copies are counted.
+    fn receives(&self, core: &Core, fi: usize) -> bool {
+        core.flows[fi].mc != NONE
     }
 }

@@ -18,6 +18,7 @@
 //! [`crate::proto::qcn_rp::Rp::pause`]); frames wait in the rate-limiter queues, and frames of
 //! flows without an active limiter wait in the NIC queue.
 
+use super::fastpath::Needs;
 use super::*;
 use crate::proto::pause::{
     self as fcp, Crossing, ExpiryCmd, PauseReceiver, PauseSender, RxChange, SendCmd, Watermark,
@@ -843,5 +844,20 @@ impl Fc {
         } else {
             vec![events, bins, hq]
         }
+    }
+}
+
+impl Needs for Fc {
+    fn name(&self) -> &'static str {
+        "fc"
+    }
+    /// Watermarks count what enters and leaves a switch's queues; a paused class holds its
+    /// frames.
+    fn slow_path(&self) -> bool {
+        self.on
+    }
+    /// PFC's per-priority queues.
+    fn watches_queue(&self, core: &Core, pi: usize) -> bool {
+        !core.ports[pi].pq.is_empty()
     }
 }

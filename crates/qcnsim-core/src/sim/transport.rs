@@ -10,6 +10,7 @@
 //! the source produce the frame asked for next, at once, and the following ones at the flow's
 //! traffic pattern from there.
 
+use super::fastpath::Needs;
 use super::*;
 use crate::proto::gbn::{GbnParams, Receiver, Reply, Sender, SndOut};
 use crate::scenario::transport::Transport;
@@ -263,5 +264,15 @@ impl GbnState {
             r.out_of_order + r.duplicates,
             self.withdrawn[g as usize],
         ]
+    }
+}
+
+impl Needs for GbnState {
+    fn name(&self) -> &'static str {
+        "gbn"
+    }
+    /// The receiver decides what counts as received, and acknowledges.
+    fn receives(&self, core: &Core, fi: usize) -> bool {
+        core.flows[fi].gbn != NONE
     }
 }
