@@ -12,6 +12,7 @@ use super::*;
 impl<'a> Sim<'a> {
     /// A link fails or recovers (sim/links.rs): kick the ports that may send again, and tell the
     /// queue watchers of the ports whose queue it emptied.
+    #[inline(never)]
     pub(super) fn on_link_change(&mut self, link: u32, up: bool) {
         let ls = self.links.as_mut().expect("link failures");
         for (pi, change) in ls.on_change(&mut self.core, link, up) {
@@ -35,6 +36,7 @@ impl<'a> Sim<'a> {
 
     /// A data frame of a hop-by-hop routed flow reaches its destination host now, unless its
     /// last link failed under it (sim/links.rs).
+    #[inline(never)]
     pub(super) fn on_arrive(&mut self, pkt: u32) {
         let ls = self.links.as_mut().expect("link failures");
         if ls.arrives(&mut self.core, pkt) {
@@ -84,6 +86,7 @@ impl<'a> Sim<'a> {
     }
 
     /// The receiver of go-back-N flow `flow` sends its ACK or NACK (sim/transport.rs).
+    #[inline(never)]
     pub(super) fn gbn_send_reply(&mut self, flow: u32, code: u32) {
         if let Some((port, pkt)) = self.gbn.reply(&mut self.core, flow, code) {
             self.enqueue_ctrl(port, pkt);
@@ -98,6 +101,7 @@ impl<'a> Sim<'a> {
     }
 
     /// The retransmission timer of `flow` may expire.
+    #[inline(never)]
     pub(super) fn on_gbn_rto(&mut self, flow: u32, gen: u32) {
         if let Some(seq) = self.gbn.on_rto(&mut self.core, flow, gen) {
             self.gbn_go_back(flow as usize, seq);
@@ -125,6 +129,7 @@ impl<'a> Sim<'a> {
     }
 
     /// DCQCN: the receiver of `flow` sends a CNP (sim/dcqcn.rs).
+    #[inline(never)]
     pub(super) fn send_cnp(&mut self, flow: u32) {
         if let Some(c) = self.cm.send_cnp(&mut self.core, flow) {
             self.enqueue_ctrl(c.port, c.pkt);
@@ -257,6 +262,7 @@ impl<'a> Sim<'a> {
     }
 
     /// A PAUSE/PFC frame for `slot` is acted upon.
+    #[inline(never)]
     pub(super) fn on_pause_rx(&mut self, slot: usize, quanta: u32) {
         if let Some(p) = self.fc.on_pause_rx(&mut self.core, slot, quanta) {
             self.kick(p);
@@ -264,6 +270,7 @@ impl<'a> Sim<'a> {
     }
 
     /// A pause of `slot` may expire.
+    #[inline(never)]
     pub(super) fn on_pause_expire(&mut self, slot: usize, gen: u32) {
         if let Some(p) = self.fc.on_pause_expire(&mut self.core, slot, gen) {
             self.kick(p);
@@ -271,6 +278,7 @@ impl<'a> Sim<'a> {
     }
 
     /// The switch's refresh timer of `slot`.
+    #[inline(never)]
     pub(super) fn on_pause_refresh(&mut self, slot: usize, gen: u32) {
         if self.fc.on_pause_refresh(&mut self.core, slot, gen) {
             self.fc_queue_frame(slot, true);
@@ -278,6 +286,7 @@ impl<'a> Sim<'a> {
     }
 
     /// The periodic deadlock and watchdog check (sim/deadlock.rs).
+    #[inline(never)]
     pub(super) fn on_fc_check(&mut self) {
         self.fc.check_deadlock(&self.core);
         if self.fc.guard.watchdog.is_some() {
@@ -294,6 +303,7 @@ impl<'a> Sim<'a> {
     /// before `t` are materialised first (the same outcome as at the next departure, see
     /// `catch_up`). Frames born at `t` itself are left to the events of the instant, as with
     /// one event per frame, whose generation event for `t` was queued after this sample's.
+    #[inline(never)]
     pub(super) fn sample_host_queues(&mut self, t: SimTime) {
         if t > 0 {
             for fi in 0..self.core.flows.len() {
