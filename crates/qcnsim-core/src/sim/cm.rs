@@ -21,7 +21,11 @@ use super::fastpath::Needs;
 use super::nicfb::NicFbState;
 use super::transient::Transient;
 use super::*;
+use crate::engine::rng::kinds;
+use crate::engine::{Rng, StreamId};
 use crate::proto::bcn::{BcnCp, BcnRp, BcnRpParams};
+use crate::proto::dcqcn::{EcnCp, MarkAt};
+use crate::proto::multicast::McFeedback;
 use crate::proto::qcn_rp::RpParams;
 
 /// The congestion-point state of one CP port.
@@ -143,6 +147,123 @@ impl Reaction {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.resume(now),
             Reaction::Bcn { .. } => RpOutput::NONE,
+        }
+    }
+}
+
+/// A flow's rate limiter as congestion management sets it up ([`Cm::reaction`]).
+pub(super) struct RlSetup {
+    pub(super) rp: Option<Reaction>,
+    /// Representative feedback: data frames carry the RP's F̂b and representative CPID.
+    pub(super) rep_fb: bool,
+    pub(super) rl_cap: u64,
+    pub(super) rl_burst: Option<u64>,
+}
+
+impl Cm {
+    /// The congestion points of the ports (QCN, BCN or DCQCN's marker, by `cc.mode`), with the
+    /// NIC-side feedback, DCQCN and transient-response state; and per port its CP slot and its
+    /// marker at dequeue (NONE: none).
+    pub(super) fn build(sc: &Scenario, seed: u64) -> (Cm, Vec<(u32, u32)>) {
+        let qcn = sc.cc == CcMode::Qcn;
+        let bcn = sc.cc == CcMode::Bcn;
+        let dcqcn = sc.cc == CcMode::Dcqcn;
+        let mut cps = Vec::new();
+        let mut port_cps = Vec::with_capacity(sc.n_ports());
+        for p in 0..sc.n_ports() {
+            let cp = if qcn && sc.qcn.cp_ports[p] {
+                cps.push(CpState::Qcn(Cp::new(
+                    &sc.qcn.cp,
+                    Rng::stream(seed, StreamId::new(kinds::CP, p as u32, 0)),
+                )));
+                (cps.len() - 1) as u32
+            } else if bcn && sc.bcn.cp_ports[p] {
+                cps.push(CpState::Bcn(BcnCp::new(
+                    &sc.bcn.cp,
+                    Rng::stream(seed, StreamId::new(kinds::BCN_CP, p as u32, 0)),
+                )));
+                (cps.len() - 1) as u32
+            } else if dcqcn && sc.dcqcn.cp_ports[p] {
+                cps.push(CpState::Ecn(EcnCp::new(Rng::stream(
+                    seed,
+                    StreamId::new(kinds::ECN, p as u32, 0),
+                ))));
+                (cps.len() - 1) as u32
+            } else {
+                NONE
+            };
+            // a DCQCN marker runs at enqueue through the CP hook, at dequeue through `ecn`
+            let (cp, ecn) = if dcqcn && cp != NONE && sc.dcqcn.ecn.mark_at == MarkAt::Dequeue {
+                (NONE, cp)
+            } else {
+                (cp, NONE)
+            };
+            port_cps.push((cp, ecn));
+        }
+        let cm = Cm {
+            nicfb: NicFbState::new(sc, seed, cps.len()),
+            cps,
+            dc: DcqcnState::new(sc),
+            tr: Transient::new(sc),
+        };
+        (cm, port_cps)
+    }
+
+    /// The reaction point of flow `i` (its rate limiter's controller: QCN's, DCQCN's or BCN's
+    /// by `cc.mode`, none otherwise) at a NIC of `nic_rate`, and its rate limiter's queue.
+    pub(super) fn reaction(sc: &Scenario, seed: u64, i: usize, nic_rate: f64) -> RlSetup {
+        let qcn = sc.cc == CcMode::Qcn;
+        let bcn = sc.cc == CcMode::Bcn;
+        let dcqcn = sc.cc == CcMode::Dcqcn;
+        let f = &sc.flows[i];
+        let mut rpp = sc.qcn.rp.clone();
+        rpp.line_rate_bps = nic_rate;
+        rpp.fb_max = sc.qcn.cp.max_qntz_fb();
+        if f.group.is_some() {
+            rpp.feedback = sc.qcn.multicast_feedback;
+            rpp.fbhat_hold_ps = sc.qcn.multicast_fbhat_hold_ps;
+        }
+        let rep_fb = qcn && rpp.feedback == McFeedback::Representative;
+        let rp = if qcn {
+            Some(Reaction::Qcn {
+                rp: Rp::new(
+                    &rpp,
+                    Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0)),
+                ),
+                p: rpp,
+            })
+        } else if dcqcn {
+            let mut p = sc.dcqcn.rp.clone();
+            p.line_rate_bps = nic_rate;
+            Some(Reaction::Qcn {
+                rp: Rp::new(&p, Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0))),
+                p,
+            })
+        } else if bcn {
+            let mut p = sc.bcn.rp.clone();
+            p.line_rate_bps = nic_rate;
+            Some(Reaction::Bcn {
+                rp: BcnRp::new(
+                    &p,
+                    Rng::stream(seed, StreamId::new(kinds::BCN_RP, i as u32, 0)),
+                ),
+                p,
+            })
+        } else {
+            None
+        };
+        let (rl_cap, rl_burst) = if bcn {
+            (sc.bcn.rl_queue_bytes, sc.bcn.rl_burst_bytes)
+        } else if dcqcn {
+            (sc.dcqcn.rl_queue_bytes, sc.dcqcn.rl_burst_bytes)
+        } else {
+            (sc.qcn.rl_queue_bytes, sc.qcn.rl_burst_bytes)
+        };
+        RlSetup {
+            rp,
+            rep_fb,
+            rl_cap,
+            rl_burst,
         }
     }
 }

@@ -15,20 +15,19 @@
 use crate::engine::rng::kinds;
 use crate::engine::{EventQueue, LazyTimer, Popped, Rng, StreamId};
 use crate::net::TokenBucket;
-use crate::proto::bcn::{BcnCp, BcnRp};
-use crate::proto::dcqcn::{EcnCp, MarkAt};
-use crate::proto::multicast::{McFeedback, NO_CPID};
+use crate::proto::multicast::NO_CPID;
 use crate::proto::qcn_cp::Cp;
 use crate::proto::qcn_rp::{Rp, RpOutput, TimerCmd};
 use crate::scenario::flow_control::FcMode;
 use crate::scenario::{Capacity, CcMode, NodeKind, Scenario, Traffic};
 use crate::table::{ColumnData, RunOutput, Table};
 use crate::units::{self, round_ps, SimTime};
-use cm::{CpState, Reaction};
+use cm::Reaction;
 use std::collections::VecDeque;
 use std::time::Instant;
 
 mod bcn;
+mod build;
 mod error;
 pub use error::RunError;
 mod buffer;
@@ -549,366 +548,6 @@ pub struct Sim<'a> {
 }
 
 impl<'a> Sim<'a> {
-    pub fn new(sc: &'a Scenario, seed: u64) -> Sim<'a> {
-        let qcn = sc.cc == CcMode::Qcn;
-        let bcn = sc.cc == CcMode::Bcn;
-        let dcqcn = sc.cc == CcMode::Dcqcn;
-        let fc = pause::Fc::build(sc);
-        let pfc_classes = if sc.fc.mode == FcMode::Pfc { fc.nc } else { 0 };
-        let mut cps = Vec::new();
-        let mut rec = Recorder {
-            nbins: (sc.duration / sc.metrics.throughput_bin) as usize + 1,
-            bin: sc.metrics.throughput_bin,
-            tput_ports: Vec::new(),
-            tput_bytes: Vec::new(),
-            tput_frames: Vec::new(),
-            tput_cache: Vec::new(),
-            queue_ports: Vec::new(),
-            mem_switches: (0..sc.nodes.len())
-                .filter(|&n| sc.metrics.memory_switches[n])
-                .map(|n| {
-                    let ports = (0..sc.n_ports())
-                        .filter(|&p| sc.port_ends(p).0 == n)
-                        .map(|p| p as u32)
-                        .collect();
-                    (n as u32, ports)
-                })
-                .collect(),
-            m_t: Vec::new(),
-            m_sw: Vec::new(),
-            m_bytes: Vec::new(),
-            q_t: Vec::new(),
-            q_port: Vec::new(),
-            q_bytes: Vec::new(),
-            q_frames: Vec::new(),
-            r_t: Vec::new(),
-            r_flow: Vec::new(),
-            r_cr: Vec::new(),
-            r_tr: Vec::new(),
-            r_active: Vec::new(),
-            events: Vec::new(),
-            max_events: sc.metrics.max_event_rows,
-            events_dropped: 0,
-            mask: sc.metrics.record_mask,
-            rec_switch_drop: sc.metrics.record_switch_drops,
-        };
-        let mut ports = Vec::with_capacity(sc.n_ports());
-        for p in 0..sc.n_ports() {
-            let (from, to) = sc.port_ends(p);
-            let link = &sc.links[p / 2];
-            let peer_is_switch = sc.nodes[to].kind == NodeKind::Switch;
-            let prop = link.delay + link.extra_delay;
-            let cp = if qcn && sc.qcn.cp_ports[p] {
-                cps.push(CpState::Qcn(Cp::new(
-                    &sc.qcn.cp,
-                    Rng::stream(seed, StreamId::new(kinds::CP, p as u32, 0)),
-                )));
-                (cps.len() - 1) as u32
-            } else if bcn && sc.bcn.cp_ports[p] {
-                cps.push(CpState::Bcn(BcnCp::new(
-                    &sc.bcn.cp,
-                    Rng::stream(seed, StreamId::new(kinds::BCN_CP, p as u32, 0)),
-                )));
-                (cps.len() - 1) as u32
-            } else if dcqcn && sc.dcqcn.cp_ports[p] {
-                cps.push(CpState::Ecn(EcnCp::new(Rng::stream(
-                    seed,
-                    StreamId::new(kinds::ECN, p as u32, 0),
-                ))));
-                (cps.len() - 1) as u32
-            } else {
-                NONE
-            };
-            // a DCQCN marker runs at enqueue through the CP hook, at dequeue through `ecn`
-            let (cp, ecn) = if dcqcn && cp != NONE && sc.dcqcn.ecn.mark_at == MarkAt::Dequeue {
-                (NONE, cp)
-            } else {
-                (cp, NONE)
-            };
-            let tput_slot = if sc.metrics.throughput_ports[p] {
-                rec.tput_ports.push(p as u32);
-                (rec.tput_ports.len() - 1) as u32
-            } else {
-                NONE
-            };
-            if sc.metrics.queue_ports[p] {
-                rec.queue_ports.push(p as u32);
-            }
-            ports.push(Port {
-                node: from as u32,
-                peer: to as u32,
-                peer_is_switch,
-                to_peer_queue: prop
-                    + if peer_is_switch {
-                        sc.nodes[to].latency
-                    } else {
-                        0
-                    },
-                prop,
-                rate: link.rate_bps,
-                last_size: 0,
-                last_tx: 0,
-                last_gap: 0,
-                preamble: link.preamble_bytes,
-                ifg: link.ifg_bytes,
-                from_switch: sc.nodes[from].kind == NodeKind::Switch,
-                cap: sc.port_capacity(p),
-                q: VecDeque::with_capacity(if pfc_classes > 0 { 0 } else { 64 }),
-                ctrl: VecDeque::new(),
-                pq: (0..pfc_classes).map(|_| VecDeque::new()).collect(),
-                pq_bytes: vec![0; pfc_classes],
-                fc_waiting: 0,
-                q_bytes: 0,
-                busy_until: 0,
-                txdone_pending: false,
-                cp,
-                ecn,
-                ba: NONE,
-                tput_slot,
-                tx_frames: 0,
-                tx_bytes: 0,
-                drop_frames: 0,
-                drop_bytes: 0,
-                cnm_sent: 0,
-                bcn_sent: [0; 3],
-                max_q_bytes: 0,
-                q_area: 0,
-                q_last_t: 0,
-                slot_ok: false,
-                direct_ok: false,
-            });
-        }
-        rec.tput_bytes = vec![0; rec.tput_ports.len() * rec.nbins];
-        rec.tput_frames = vec![0; rec.tput_ports.len() * rec.nbins];
-        rec.tput_cache = vec![TputBin::default(); rec.tput_ports.len()];
-
-        let (gbn, gbn_ix) = transport::GbnState::build(sc);
-        let mut flows = Vec::with_capacity(sc.flows.len());
-        for (i, f) in sc.flows.iter().enumerate() {
-            let nic_rate = sc.links[f.path[0] / 2].rate_bps;
-            let mut rpp = sc.qcn.rp.clone();
-            rpp.line_rate_bps = nic_rate;
-            rpp.fb_max = sc.qcn.cp.max_qntz_fb();
-            if f.group.is_some() {
-                rpp.feedback = sc.qcn.multicast_feedback;
-                rpp.fbhat_hold_ps = sc.qcn.multicast_fbhat_hold_ps;
-            }
-            let rep_fb = qcn && rpp.feedback == McFeedback::Representative;
-            let rp = if qcn {
-                Some(Reaction::Qcn {
-                    rp: Rp::new(
-                        &rpp,
-                        Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0)),
-                    ),
-                    p: rpp,
-                })
-            } else if dcqcn {
-                let mut p = sc.dcqcn.rp.clone();
-                p.line_rate_bps = nic_rate;
-                Some(Reaction::Qcn {
-                    rp: Rp::new(&p, Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0))),
-                    p,
-                })
-            } else if bcn {
-                let mut p = sc.bcn.rp.clone();
-                p.line_rate_bps = nic_rate;
-                Some(Reaction::Bcn {
-                    rp: BcnRp::new(
-                        &p,
-                        Rng::stream(seed, StreamId::new(kinds::BCN_RP, i as u32, 0)),
-                    ),
-                    p,
-                })
-            } else {
-                None
-            };
-            let (rl_cap, rl_burst) = if bcn {
-                (sc.bcn.rl_queue_bytes, sc.bcn.rl_burst_bytes)
-            } else if dcqcn {
-                (sc.dcqcn.rl_queue_bytes, sc.dcqcn.rl_burst_bytes)
-            } else {
-                (sc.qcn.rl_queue_bytes, sc.qcn.rl_burst_bytes)
-            };
-            let slot_ps = units::tx_time_f(f.frame_bytes as u64, nic_rate);
-            let cbr_gap_ps = f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps;
-            // the rate limiter's start rate: the NIC rate, or CR of a QCN RP active from the
-            // start (`cc.qcn.rp.start_rate`; the line rate unless set)
-            let start_rate = match &rp {
-                Some(Reaction::Qcn { rp, .. }) => rp.current_rate(),
-                _ => nic_rate,
-            };
-            flows.push(Flow {
-                src: f.src as u32,
-                dst: f.dst as u32,
-                path: f.path.iter().map(|&p| p as u32).collect(),
-                frame: f.frame_bytes,
-                traffic: f.traffic,
-                rate_bps: f.rate_bps,
-                start: f.start,
-                stop: f.stop,
-                size: f.size_bytes,
-                slot_ps,
-                p: (f.rate_bps / nic_rate).min(1.0),
-                rng: Rng::stream(seed, StreamId::new(kinds::SOURCE, i as u32, 0)),
-                gen_k: 0,
-                next_gen: f.start,
-                gen_lazy: false,
-                gen_bytes: 0,
-                rp,
-                rl_q: VecDeque::new(),
-                rl_q_bytes: 0,
-                rl_cap,
-                bucket: {
-                    let mut b = TokenBucket::new(
-                        start_rate,
-                        rl_burst.unwrap_or(f.frame_bytes as u64) as f64,
-                        0,
-                    );
-                    if !sc.rl_start_full {
-                        b.empty(0); // a rate limiter active from the start (`start_active`)
-                    }
-                    b
-                },
-                rl_timer: LazyTimer::default(),
-                rp_timer: LazyTimer::default(),
-                cbr_gap_ps,
-                greedy_gap: round_ps(cbr_gap_ps),
-                cbr_t0: f.start,
-                gbn: gbn_ix[i],
-                // go-back-N receives; hop-by-hop routing defers the arrival (sim/links.rs)
-                // set by `prepare_ports` from the subsystems' answers (sim/fastpath.rs)
-                rx_special: false,
-                gen_frames: 0,
-                sent_frames: 0,
-                sent_bytes: 0,
-                rl_drops: 0,
-                nic_drops: 0,
-                net_drops: 0,
-                rx_frames: 0,
-                rx_bytes: 0,
-                late_frames: 0,
-                delay_sum: 0.0,
-                finish: None,
-                cnm_rx: 0,
-                mc: NONE,
-                rep_fb,
-                bcn_rx: [0; 3],
-                class: sc.fc.class_of(f.priority) as u8,
-                gated: false,
-                route: if !sc.link_events.is_empty() && f.group.is_none() {
-                    links::ROUTE_LOOKUP
-                } else if f.spray {
-                    links::ROUTE_SPRAY
-                } else {
-                    links::ROUTE_PATH
-                },
-            });
-        }
-
-        let mut sim = Sim {
-            core: Core {
-                sc,
-                now: 0,
-                end: sc.duration,
-                q: EventQueue::new(),
-                pkts: Vec::with_capacity(4096),
-                free: Vec::with_capacity(4096),
-                ports,
-                flows,
-                rec,
-                events: 0,
-                frames_forwarded: 0,
-                live_data: 0,
-                lazy_gen: true,
-                count_drops: true,
-                spray_rng: Rng::stream(seed, StreamId::new(kinds::SPRAY, 0, 0)),
-                spray_cand: Vec::with_capacity(64),
-                slow: false,
-                slot_t: NEVER,
-                slot_seq: 0,
-                slot_port: NONE,
-                slot_on: true,
-                slot_fires: 0,
-                link_down: if sc.link_events.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![false; sc.links.len()]
-                },
-                routes_now: (!sc.link_events.is_empty()).then(|| sc.routes.clone()),
-                rev_route: if sc.feedback_reverse {
-                    cm::ReverseRoutes::of(sc)
-                } else {
-                    cm::ReverseRoutes::default()
-                },
-                direct_on: true,
-                ignore_needs: None,
-            },
-            cm: cm::Cm {
-                nicfb: nicfb::NicFbState::new(sc, seed, cps.len()),
-                cps,
-                dc: dcqcn::DcqcnState::new(sc),
-                tr: transient::Transient::new(sc),
-            },
-            mcast: multicast::Multicast::default(),
-            fc,
-            buf: buffer::Buffers::build(sc),
-            gbn,
-            links: links::LinkState::build(sc),
-        };
-        sim.mcast = multicast::Multicast::build(sc, &mut sim.core);
-        if !sc.groups.is_empty() {
-            sim.core
-                .q
-                .push(sc.analysis.stats_from, Ev::McStats { edge: 0 });
-            sim.core
-                .q
-                .push(sc.analysis.stats_to, Ev::McStats { edge: 1 });
-        }
-        sim.cm.transient_init(&mut sim.core);
-        for i in 0..sim.core.flows.len() {
-            let f = &mut sim.core.flows[i];
-            let start = f.start;
-            let t0 = match f.traffic {
-                Traffic::Bernoulli => start + f.rng.geometric(f.p) * f.slot_ps,
-                Traffic::Poisson => start + Self::poisson_gap(f),
-                Traffic::Cbr | Traffic::Greedy => start,
-            };
-            if t0 < f.stop {
-                f.next_gen = t0;
-                sim.core.q.push(t0, Ev::Gen { flow: i as u32 });
-            } else {
-                f.next_gen = NEVER;
-            }
-            let f = &mut sim.core.flows[i];
-            if let Some(rp) = f.rp.as_mut() {
-                let out = rp.start(start);
-                sim.core.rp_output(i, out, start);
-            }
-        }
-        for (i, s) in sc.schedule.iter().enumerate() {
-            sim.core.q.push(s.at, Ev::PortRate { entry: i as u32 });
-        }
-        for e in &sc.link_events {
-            sim.core.q.push(
-                e.at,
-                Ev::LinkChange {
-                    link: e.link as u32,
-                    up: e.up as u32,
-                },
-            );
-        }
-        if sim.fc.guard.is_on() {
-            sim.core.q.push(sim.fc.guard.period, Ev::FcCheck);
-        }
-        if !sim.core.rec.queue_ports.is_empty() || !sim.core.rec.mem_switches.is_empty() {
-            sim.core.q.push(0, Ev::SampleQueues);
-        }
-        if (sc.cc != CcMode::None || sc.metrics.host_queues) && !sim.core.flows.is_empty() {
-            sim.core.q.push(0, Ev::SampleRates);
-        }
-        sim
-    }
-
     fn poisson_gap(f: &mut Flow) -> SimTime {
         let mean = f.frame as f64 * 8.0 * units::SEC as f64 / f.rate_bps;
         (f.rng.exponential(mean).round() as SimTime).max(1)
@@ -983,93 +622,22 @@ impl<'a> Sim<'a> {
     fn dispatch(&mut self, ev: Ev) {
         match ev {
             Ev::Gen { flow } => self.on_gen(flow as usize),
-            Ev::RlRelease { flow, gen } => {
-                match self.core.flows[flow as usize]
-                    .rl_timer
-                    .popped(self.core.now, gen)
-                {
-                    Popped::Fire => self.on_rl_release(flow as usize),
-                    Popped::Requeue(t) => self.core.q.push(t, Ev::RlRelease { flow, gen }),
-                    Popped::Stale => {}
-                }
-            }
+            Ev::RlRelease { flow, gen } => self.on_rl_timer(flow, gen),
             Ev::SwitchArrive { pkt } => self.on_switch_arrive(pkt),
             Ev::TxDone { port } => {
-                let p = &mut self.core.ports[port as usize];
-                p.txdone_pending = false;
+                self.core.ports[port as usize].txdone_pending = false;
                 self.start_next(port as usize);
             }
             Ev::HostControl { pkt } => self.on_host_control(pkt),
-            Ev::RpTimer { flow, gen } => {
-                let f = &mut self.core.flows[flow as usize];
-                match f.rp_timer.popped(self.core.now, gen) {
-                    Popped::Fire => {
-                        if let Some(rp) = f.rp.as_mut() {
-                            let out = rp.on_timer(self.core.now);
-                            self.core.rp_output(flow as usize, out, self.core.now);
-                        }
-                    }
-                    Popped::Requeue(t) => self.core.q.push(t, Ev::RpTimer { flow, gen }),
-                    Popped::Stale => {}
-                }
-            }
-            Ev::PortRate { entry } => {
-                let s = &self.core.sc.schedule[entry as usize];
-                // The frame in transmission finishes at the old rate.
-                let port = &mut self.core.ports[s.port];
-                port.rate = s.rate_bps;
-                port.last_size = 0;
-            }
+            Ev::RpTimer { flow, gen } => self.core.on_rp_timer(flow, gen),
+            Ev::PortRate { entry } => self.core.on_port_rate(entry as usize),
             Ev::McStats { edge } => self.mcast.snapshot(&self.core, edge as usize),
             Ev::PauseRx { slot, quanta } => self.on_pause_rx(slot as usize, quanta),
             Ev::PauseExpire { slot, gen } => self.on_pause_expire(slot as usize, gen),
             Ev::PauseRefresh { slot, gen } => self.on_pause_refresh(slot as usize, gen),
             Ev::FcCheck => self.on_fc_check(),
-            Ev::SampleQueues => {
-                let t = self.core.now;
-                for &p in &self.core.rec.queue_ports {
-                    let port = &self.core.ports[p as usize];
-                    self.core.rec.q_t.push(t as i64);
-                    self.core.rec.q_port.push(p);
-                    self.core.rec.q_bytes.push(port.q_bytes as i64);
-                    self.core.rec.q_frames.push(port.q_frames() as i64);
-                }
-                for (sw, ports) in &self.core.rec.mem_switches {
-                    let bytes: u64 = ports
-                        .iter()
-                        .map(|&p| self.core.ports[p as usize].q_bytes)
-                        .sum();
-                    self.core.rec.m_t.push(t as i64);
-                    self.core.rec.m_sw.push(*sw);
-                    self.core.rec.m_bytes.push(bytes as i64);
-                }
-                self.core
-                    .q
-                    .push(t + self.core.sc.metrics.queue_interval, Ev::SampleQueues);
-            }
-            Ev::SampleRates => {
-                let t = self.core.now;
-                for (i, f) in self.core.flows.iter().enumerate() {
-                    if let Some(rp) = &f.rp {
-                        self.core.rec.r_t.push(t as i64);
-                        self.core.rec.r_flow.push(i as u32);
-                        // a regulator held by a BCN(0,0) back-off sends nothing
-                        let held = rp.hold_until() > t;
-                        self.core
-                            .rec
-                            .r_cr
-                            .push(if held { 0.0 } else { rp.current_rate() });
-                        self.core.rec.r_tr.push(rp.target_rate());
-                        self.core.rec.r_active.push(rp.is_active());
-                    }
-                }
-                if self.core.sc.metrics.host_queues {
-                    self.sample_host_queues(t);
-                }
-                self.core
-                    .q
-                    .push(t + self.core.sc.metrics.rate_interval, Ev::SampleRates);
-            }
+            Ev::SampleQueues => self.core.sample_queues(),
+            Ev::SampleRates => self.sample_rates(),
             Ev::BaTimer { ba, gen } => self.cm.on_ba_timer(&mut self.core, ba, gen),
             Ev::PingTimer { flow, gen } => self.cm.on_ping_timer(&mut self.core, flow, gen),
             Ev::Cnp { flow } => self.send_cnp(flow),
@@ -1122,5 +690,70 @@ impl Core<'_> {
     #[inline]
     fn port_down(&self, pi: usize) -> bool {
         self.link_down.get(pi / 2).copied().unwrap_or(false)
+    }
+
+    /// The RP's rate-increase timer of `flow` may fire.
+    #[inline]
+    fn on_rp_timer(&mut self, flow: u32, gen: u32) {
+        let now = self.now;
+        let f = &mut self.flows[flow as usize];
+        match f.rp_timer.popped(now, gen) {
+            Popped::Fire => {
+                if let Some(rp) = f.rp.as_mut() {
+                    let out = rp.on_timer(now);
+                    self.rp_output(flow as usize, out, now);
+                }
+            }
+            Popped::Requeue(t) => self.q.push(t, Ev::RpTimer { flow, gen }),
+            Popped::Stale => {}
+        }
+    }
+
+    /// A scheduled change of a port's service rate (the frame in transmission finishes at the
+    /// old rate).
+    fn on_port_rate(&mut self, entry: usize) {
+        let s = &self.sc.schedule[entry];
+        let port = &mut self.ports[s.port];
+        port.rate = s.rate_bps;
+        port.last_size = 0;
+    }
+
+    /// Sample the queues of `metrics.queue_ports` and the memories of `metrics.memory_switches`.
+    #[inline(never)]
+    fn sample_queues(&mut self) {
+        let t = self.now;
+        for &p in &self.rec.queue_ports {
+            let port = &self.ports[p as usize];
+            self.rec.q_t.push(t as i64);
+            self.rec.q_port.push(p);
+            self.rec.q_bytes.push(port.q_bytes as i64);
+            self.rec.q_frames.push(port.q_frames() as i64);
+        }
+        for (sw, ports) in &self.rec.mem_switches {
+            let bytes: u64 = ports.iter().map(|&p| self.ports[p as usize].q_bytes).sum();
+            self.rec.m_t.push(t as i64);
+            self.rec.m_sw.push(*sw);
+            self.rec.m_bytes.push(bytes as i64);
+        }
+        self.q
+            .push(t + self.sc.metrics.queue_interval, Ev::SampleQueues);
+    }
+
+    /// Sample every reaction point's rates.
+    fn sample_rp_rates(&mut self) {
+        let t = self.now;
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Some(rp) = &f.rp {
+                self.rec.r_t.push(t as i64);
+                self.rec.r_flow.push(i as u32);
+                // a regulator held by a BCN(0,0) back-off sends nothing
+                let held = rp.hold_until() > t;
+                self.rec
+                    .r_cr
+                    .push(if held { 0.0 } else { rp.current_rate() });
+                self.rec.r_tr.push(rp.target_rate());
+                self.rec.r_active.push(rp.is_active());
+            }
+        }
     }
 }

@@ -312,4 +312,17 @@ impl<'a> Sim<'a> {
         }
         self.fc.sample_host_queues(&self.core, t);
     }
+
+    /// The reaction points' rates, then (`metrics.host_queues`) the hosts' queues; the next
+    /// sample.
+    #[inline(never)]
+    pub(super) fn sample_rates(&mut self) {
+        let t = self.core.now;
+        self.core.sample_rp_rates();
+        if self.core.sc.metrics.host_queues {
+            self.sample_host_queues(t);
+        }
+        let next = t + self.core.sc.metrics.rate_interval;
+        self.core.q.push(next, Ev::SampleRates);
+    }
 }
