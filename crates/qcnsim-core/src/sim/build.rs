@@ -2,7 +2,7 @@
 //! `build`, then the events that start the run. The order of the start events is part of the
 //! model (equal-time events run in the order they were scheduled).
 
-use super::*;
+use crate::sim::prelude::*;
 
 impl Recorder {
     fn build(sc: &Scenario) -> Recorder {
@@ -64,12 +64,11 @@ impl<'a> Core<'a> {
         } = parts;
         let mut rec = Recorder::build(sc);
         let mut ports = Vec::with_capacity(sc.n_ports());
-        for p in 0..sc.n_ports() {
+        for (p, &(cp, ecn)) in port_cps.iter().enumerate() {
             let (from, to) = sc.port_ends(p);
             let link = &sc.links[p / 2];
             let peer_is_switch = sc.nodes[to].kind == NodeKind::Switch;
             let prop = link.delay + link.extra_delay;
-            let (cp, ecn) = port_cps[p];
             let tput_slot = if sc.metrics.throughput_ports[p] {
                 rec.tput_ports.push(p as u32);
                 (rec.tput_ports.len() - 1) as u32
@@ -130,7 +129,7 @@ impl<'a> Core<'a> {
         let mut flows = Vec::with_capacity(sc.flows.len());
         for (i, f) in sc.flows.iter().enumerate() {
             let nic_rate = sc.links[f.path[0] / 2].rate_bps;
-            let r = cm::Cm::reaction(sc, seed, i, nic_rate);
+            let r = cc::Cm::reaction(sc, seed, i, nic_rate);
             let (rp, rep_fb, rl_cap, rl_burst) = (r.rp, r.rep_fb, r.rl_cap, r.rl_burst);
             let slot_ps = units::tx_time_f(f.frame_bytes as u64, nic_rate);
             let cbr_gap_ps = f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps;
@@ -237,9 +236,9 @@ impl<'a> Core<'a> {
             },
             routes_now: (!sc.link_events.is_empty()).then(|| sc.routes.clone()),
             rev_route: if sc.feedback_reverse {
-                cm::ReverseRoutes::of(sc)
+                cc::ReverseRoutes::of(sc)
             } else {
-                cm::ReverseRoutes::default()
+                cc::ReverseRoutes::default()
             },
             direct_on: true,
             ignore_needs: None,
@@ -250,8 +249,8 @@ impl<'a> Core<'a> {
 impl<'a> Sim<'a> {
     /// A run of scenario `sc` with `seed`: the data path, each subsystem, and the start events.
     pub fn new(sc: &'a Scenario, seed: u64) -> Sim<'a> {
-        let fc = pause::Fc::build(sc);
-        let (cm, port_cps) = cm::Cm::build(sc, seed);
+        let fc = flow_control::Fc::build(sc);
+        let (cm, port_cps) = cc::Cm::build(sc, seed);
         let (gbn, gbn_ix) = transport::GbnState::build(sc);
         let pfc_classes = if sc.fc.mode == FcMode::Pfc { fc.nc } else { 0 };
         let mut core = Core::build(

@@ -11,7 +11,7 @@
 //! must say so, or frames would bypass it at an idle port: tests/fast_path.rs drops each
 //! subsystem's answers in turn and shows that the tables then change.
 
-use super::*;
+use crate::sim::prelude::*;
 
 /// What a subsystem needs of the data path's shortcuts. Asked once, at the start of a run (no
 /// call on the per-frame path); every answer defaults to "nothing".

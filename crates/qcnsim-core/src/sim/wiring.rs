@@ -4,10 +4,10 @@
 //! frame to send) back to the data path or to another subsystem. Subsystems never call each
 //! other.
 
-use super::buffer::PfcAsk;
-use super::links::PortChange;
-use super::pause::Next;
-use super::*;
+use crate::sim::prelude::*;
+use crate::sim::switch::buffer::PfcAsk;
+use crate::sim::switch::flow_control::Next;
+use crate::sim::topology::links::PortChange;
 
 impl<'a> Sim<'a> {
     /// A link fails or recovers (sim/links.rs): kick the ports that may send again, and tell the

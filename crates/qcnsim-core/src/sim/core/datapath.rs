@@ -1,6 +1,6 @@
 //! Egress ports, switches and delivery.
 
-use super::*;
+use crate::sim::prelude::*;
 
 /// Schedule the transmission-done of port `$pi` (borrowed as `$port`) at `$t`. At a port whose
 /// next transmission makes no event (a switch port towards a host, delivering data inline, with
@@ -26,20 +26,20 @@ impl<'a> Sim<'a> {
 
     /// Hand a data frame to the source host's NIC egress queue.
     #[inline(always)]
-    pub(super) fn hand_to_nic(&mut self, fi: usize, pkt: u32) {
+    pub(in crate::sim) fn hand_to_nic(&mut self, fi: usize, pkt: u32) {
         let f = &mut self.core.flows[fi];
         f.sent_frames += 1;
         f.sent_bytes += self.core.pkts[pkt as usize].size as u64;
         let port = f.path[0] as usize;
         if f.rep_fb {
-            cm::Cm::mc_stamp(&mut self.core, fi, pkt);
+            cc::Cm::mc_stamp(&mut self.core, fi, pkt);
         }
         self.enqueue_data(port, pkt);
     }
 
     /// Enqueue a data frame at an egress port (drop-tail), run the CP, start transmission.
     #[inline(always)]
-    pub(super) fn enqueue_data(&mut self, pi: usize, pkt: u32) {
+    pub(in crate::sim) fn enqueue_data(&mut self, pi: usize, pkt: u32) {
         if !self.send_direct(pi, pkt) {
             self.enqueue_queued(pi, pkt);
         }
@@ -158,7 +158,7 @@ impl<'a> Sim<'a> {
     /// a transmission-done pending, the common case at a congested port, returns at once, without
     /// a call.)
     #[inline(always)]
-    pub(super) fn kick(&mut self, pi: usize) {
+    pub(in crate::sim) fn kick(&mut self, pi: usize) {
         if !self.core.ports[pi].txdone_pending {
             self.kick_waiting(pi);
         }
@@ -181,7 +181,7 @@ impl<'a> Sim<'a> {
     /// the event `(t, seq)` and within the run. Returns whether that made any event (never at
     /// the ports `prepare_ports` admits; a guard). Out of line, for the end of the run.
     #[inline(never)]
-    pub(super) fn fire_slot(&mut self, t: SimTime, seq: u64) -> bool {
+    pub(in crate::sim) fn fire_slot(&mut self, t: SimTime, seq: u64) -> bool {
         self.fire_slot_inline(t, seq)
     }
 
@@ -189,7 +189,7 @@ impl<'a> Sim<'a> {
     /// benchmark's time, 201 alternated rounds: docs/performance.md, "Greedy sources, sixth
     /// round").
     #[inline(always)]
-    pub(super) fn fire_slot_inline(&mut self, t: SimTime, seq: u64) -> bool {
+    pub(in crate::sim) fn fire_slot_inline(&mut self, t: SimTime, seq: u64) -> bool {
         let seq0 = self.core.q.pushed();
         let mut refilled = 0;
         loop {
@@ -226,7 +226,7 @@ impl<'a> Sim<'a> {
     }
 
     /// Take the next frame (control first) and put it on the wire.
-    pub(super) fn start_next(&mut self, pi: usize) {
+    pub(in crate::sim) fn start_next(&mut self, pi: usize) {
         if self.core.slow {
             return self.slow_start_next(pi);
         }
@@ -235,7 +235,7 @@ impl<'a> Sim<'a> {
 
     /// `start_next` without flow control (`fc_waiting` is 0).
     #[inline(always)]
-    pub(super) fn plain_start_next(&mut self, pi: usize) {
+    pub(in crate::sim) fn plain_start_next(&mut self, pi: usize) {
         let now = self.core.now;
         let port = &mut self.core.ports[pi];
         let mut ba_dirty = false;
@@ -331,7 +331,7 @@ impl<'a> Sim<'a> {
     /// Put frame `pkt` (already taken from its queue) on the wire and schedule its arrival
     /// (flow control's `start_next`; see `start_next` for the same steps without it).
     #[inline]
-    pub(super) fn transmit(&mut self, pi: usize, pkt: u32) {
+    pub(in crate::sim) fn transmit(&mut self, pi: usize, pkt: u32) {
         let pk = self.core.pkts[pkt as usize];
         let end = self.core.put_on_wire(pi, pk.size);
         if pk.flags & FLAG_GBN != 0 && !self.core.ports[pi].from_switch {
@@ -360,7 +360,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    pub(super) fn on_switch_arrive(&mut self, pkt: u32) {
+    pub(in crate::sim) fn on_switch_arrive(&mut self, pkt: u32) {
         // (the fields read one by one: a copy of the whole frame went through the stack)
         let pk = &mut self.core.pkts[pkt as usize];
         let (flow, at) = (pk.flow, pk.at);
@@ -392,7 +392,7 @@ impl<'a> Sim<'a> {
     /// A data frame of unicast flow `f`, of `size` bytes born at `born`, is received at `t` (a
     /// finite flow completes when all its bytes have arrived).
     #[inline(always)]
-    pub(super) fn count_rx(f: &mut Flow, size: u32, born: SimTime, t: SimTime) {
+    pub(in crate::sim) fn count_rx(f: &mut Flow, size: u32, born: SimTime, t: SimTime) {
         f.rx_frames += 1;
         f.rx_bytes += size as u64;
         f.delay_sum += units::u64_f64(t - born);
@@ -421,7 +421,7 @@ impl<'a> Sim<'a> {
         self.core.spray_cand[k] as usize
     }
 
-    pub(super) fn enqueue_ctrl(&mut self, pi: usize, pkt: u32) {
+    pub(in crate::sim) fn enqueue_ctrl(&mut self, pi: usize, pkt: u32) {
         if self.core.ports[pi].from_switch && self.core.port_down(pi) {
             // a switch drops what it would send on a failed link (a host's NIC holds it)
             self.core.release(pkt);
@@ -437,7 +437,7 @@ impl<'a> Sim<'a> {
     /// The data frame reaches its destination host at `t`. (Its fields are read one by one, as
     /// in `send_plain`; a frame of a multicast or go-back-N flow is copied, off the common path.)
     #[inline(always)]
-    pub(super) fn deliver(&mut self, pkt: u32, t: SimTime) {
+    pub(in crate::sim) fn deliver(&mut self, pkt: u32, t: SimTime) {
         let pk = &self.core.pkts[pkt as usize];
         let (flow, size, born, flags) = (pk.flow, pk.size, pk.born, pk.flags);
         let f = &mut self.core.flows[flow as usize];
@@ -478,7 +478,7 @@ impl Core<'_> {
     /// Occupy port `pi` with a frame of `size` bytes from now; returns when its last bit leaves.
     /// Makes sure a TxDone comes when more frames wait.
     #[inline]
-    pub(super) fn put_on_wire(&mut self, pi: usize, size: u32) -> SimTime {
+    pub(in crate::sim) fn put_on_wire(&mut self, pi: usize, size: u32) -> SimTime {
         let now = self.now;
         let port = &mut self.ports[pi];
         if size != port.last_size {
@@ -501,7 +501,7 @@ impl Core<'_> {
     /// The port a data frame of `flow` queued at path entry `hop` (hop >= 1, a switch port)
     /// arrived through: the previous hop, or for a multicast flow its tree parent.
     #[inline]
-    pub(super) fn input_port(&self, flow: u32, hop: u16) -> usize {
+    pub(in crate::sim) fn input_port(&self, flow: u32, hop: u16) -> usize {
         let f = &self.sc.flows[flow as usize];
         let prev = if f.tree_parent.is_empty() {
             hop as usize - 1

@@ -1,6 +1,6 @@
 //! Turning the recorder and counters into result tables.
 
-use super::*;
+use crate::sim::prelude::*;
 
 impl<'a> Sim<'a> {
     // ---------------------------------------------------------------- results

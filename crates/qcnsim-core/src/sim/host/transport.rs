@@ -10,20 +10,19 @@
 //! the source produce the frame asked for next, at once, and the following ones at the flow's
 //! traffic pattern from there.
 
-use super::fastpath::Needs;
-use super::*;
 use crate::proto::gbn::{GbnParams, Receiver, Reply, Sender, SndOut};
 use crate::scenario::transport::Transport;
+use crate::sim::prelude::*;
 
 /// The go-back-N flows' senders, receivers and timers (indexed by `Flow::gbn`).
-pub(super) struct GbnState {
-    pub(super) p: GbnParams,
-    pub(super) ack_bytes: u32,
-    pub(super) snd: Vec<Sender>,
-    pub(super) rcv: Vec<Receiver>,
-    pub(super) rto: Vec<LazyTimer>,
+pub(in crate::sim) struct GbnState {
+    pub(in crate::sim) p: GbnParams,
+    pub(in crate::sim) ack_bytes: u32,
+    pub(in crate::sim) snd: Vec<Sender>,
+    pub(in crate::sim) rcv: Vec<Receiver>,
+    pub(in crate::sim) rto: Vec<LazyTimer>,
     /// Frames withdrawn before reaching the wire (rate-limiter and NIC queues), per gbn flow.
-    pub(super) withdrawn: Vec<u64>,
+    pub(in crate::sim) withdrawn: Vec<u64>,
 }
 
 /// `Ev::GbnReply::code`: a NACK (else an ACK) of the sequence in the low 31 bits.
@@ -31,7 +30,7 @@ const NACK_BIT: u32 = 1 << 31;
 
 impl GbnState {
     /// The state of every gbn flow, and each flow's index into it (NONE for udp flows).
-    pub(super) fn build(sc: &Scenario) -> (GbnState, Vec<u32>) {
+    pub(in crate::sim) fn build(sc: &Scenario) -> (GbnState, Vec<u32>) {
         let mut ix = vec![NONE; sc.flows.len()];
         let mut snd = Vec::new();
         for (i, f) in sc.flows.iter().enumerate() {
@@ -58,22 +57,22 @@ impl GbnState {
 }
 
 /// What a go-back withdrew at the source NIC's queue.
-pub(super) struct Withdrawn {
+pub(in crate::sim) struct Withdrawn {
     /// The source NIC's port.
-    pub(super) port: usize,
+    pub(in crate::sim) port: usize,
 }
 
 impl GbnState {
     /// The source made frame `seq` of gbn flow `fi` (a retransmission is counted).
     #[inline(never)]
-    pub(super) fn made(&mut self, core: &Core, fi: usize, seq: u32, size: u32) {
+    pub(in crate::sim) fn made(&mut self, core: &Core, fi: usize, seq: u32, size: u32) {
         let g = core.flows[fi].gbn as usize;
         self.snd[g].on_made(seq, size);
     }
 
     /// Frame `seq` of gbn flow `flow` goes on the wire at its source NIC.
     #[inline(never)]
-    pub(super) fn on_wire(&mut self, core: &mut Core, flow: u32, seq: i32) {
+    pub(in crate::sim) fn on_wire(&mut self, core: &mut Core, flow: u32, seq: i32) {
         let g = core.flows[flow as usize].gbn as usize;
         let cmd = self.snd[g].on_wire(&self.p, seq as u32, core.now);
         self.timer(core, flow, cmd);
@@ -95,7 +94,7 @@ impl GbnState {
     /// A data frame of a gbn flow reaches its receiver at `t` within the run (`deliver`
     /// counts late frames, hands CE marks to DCQCN and releases the frame).
     #[inline(never)]
-    pub(super) fn receive(&mut self, core: &mut Core, pk: Pkt, t: SimTime) {
+    pub(in crate::sim) fn receive(&mut self, core: &mut Core, pk: Pkt, t: SimTime) {
         let fi = pk.flow as usize;
         let g = core.flows[fi].gbn as usize;
         let n = self.snd[g].n;
@@ -125,7 +124,12 @@ impl GbnState {
 
     /// The receiver of `flow` sends an ACK or a NACK (`code`) towards the source: the control
     /// frame and the port it leaves by (none without a route).
-    pub(super) fn reply(&mut self, core: &mut Core, flow: u32, code: u32) -> Option<(usize, u32)> {
+    pub(in crate::sim) fn reply(
+        &mut self,
+        core: &mut Core,
+        flow: u32,
+        code: u32,
+    ) -> Option<(usize, u32)> {
         let now = core.now;
         let dst = core.flows[flow as usize].dst as usize;
         let out = core.feedback_next(dst, flow)?;
@@ -149,7 +153,7 @@ impl GbnState {
     }
 
     /// An ACK or NACK reaches the source of `pk.flow`: the sequence to go back to, if any.
-    pub(super) fn on_reply(&mut self, core: &mut Core, pk: Pkt) -> Option<u32> {
+    pub(in crate::sim) fn on_reply(&mut self, core: &mut Core, pk: Pkt) -> Option<u32> {
         let fi = pk.flow as usize;
         let g = core.flows[fi].gbn as usize;
         let now = core.now;
@@ -163,7 +167,7 @@ impl GbnState {
     }
 
     /// The retransmission timer of `flow` may expire: the sequence to go back to, if any.
-    pub(super) fn on_rto(&mut self, core: &mut Core, flow: u32, gen: u32) -> Option<u32> {
+    pub(in crate::sim) fn on_rto(&mut self, core: &mut Core, flow: u32, gen: u32) -> Option<u32> {
         let g = core.flows[flow as usize].gbn as usize;
         match self.rto[g].popped(core.now, gen) {
             Popped::Fire => {
@@ -187,7 +191,12 @@ impl GbnState {
     /// (its rate-limiter queue and its frames in the source NIC's queue). `None` when every
     /// frame made so far arrived (nothing to withdraw or resend). Then the queue watchers of the
     /// returned port hear of it, and [`GbnState::restart`] makes frame `seq` next.
-    pub(super) fn withdraw(&mut self, core: &mut Core, fi: usize, seq: u32) -> Option<Withdrawn> {
+    pub(in crate::sim) fn withdraw(
+        &mut self,
+        core: &mut Core,
+        fi: usize,
+        seq: u32,
+    ) -> Option<Withdrawn> {
         let now = core.now;
         let g = core.flows[fi].gbn as usize;
         if seq as u64 >= core.flows[fi].gen_k {
@@ -234,7 +243,7 @@ impl GbnState {
     }
 
     /// Going back, second step: the source makes frame `seq` next, now.
-    pub(super) fn restart(core: &mut Core, fi: usize, seq: u32) {
+    pub(in crate::sim) fn restart(core: &mut Core, fi: usize, seq: u32) {
         let now = core.now;
         let f = &mut core.flows[fi];
         let frame = f.frame as u64;
@@ -251,7 +260,7 @@ impl GbnState {
 
     /// Per flow: retransmitted bytes, timeouts, NACKs received, frames the receiver discarded
     /// (out of order or duplicate), and frames withdrawn before the wire; zeros for udp flows.
-    pub(super) fn counts(&self, core: &Core, fi: usize) -> [u64; 5] {
+    pub(in crate::sim) fn counts(&self, core: &Core, fi: usize) -> [u64; 5] {
         let g = core.flows[fi].gbn;
         if g == NONE {
             return [0; 5];

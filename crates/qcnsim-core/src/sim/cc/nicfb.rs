@@ -4,27 +4,27 @@
 //! handled by the source exactly like one from a switch (`Sim::host_react`). With
 //! `cc.qcn.feedback = "switch"` nothing here runs and the state is empty.
 
-use super::cm::{Cm, Ctrl};
-use super::*;
 use crate::proto::nic_fb::{ConMesGen, Feedback, NicFb};
+use crate::sim::cc::{Cm, Ctrl};
+use crate::sim::prelude::*;
 
 /// State of the NIC-side variant.
 #[derive(Default)]
-pub(super) struct NicFbState {
+pub(in crate::sim) struct NicFbState {
     /// `cc.mode = "qcn"` and `cc.qcn.feedback = "nic"`.
-    pub(super) on: bool,
+    pub(in crate::sim) on: bool,
     /// One ConMes generator per CP slot (indexed like `Sim::cps`).
     gens: Vec<ConMesGen>,
     /// One NIC sampler per flow.
     nics: Vec<NicFb>,
     /// ConMes sent, per port (empty when off).
-    pub(super) conmes_sent: Vec<u64>,
+    pub(in crate::sim) conmes_sent: Vec<u64>,
     /// ConMes received, per flow (empty when off).
-    pub(super) conmes_rx: Vec<u64>,
+    pub(in crate::sim) conmes_rx: Vec<u64>,
 }
 
 impl NicFbState {
-    pub(super) fn new(sc: &Scenario, seed: u64, n_cps: usize) -> NicFbState {
+    pub(in crate::sim) fn new(sc: &Scenario, seed: u64, n_cps: usize) -> NicFbState {
         if !(sc.cc == CcMode::Qcn && sc.qcn.feedback == Feedback::Nic) {
             return NicFbState::default();
         }
@@ -45,7 +45,7 @@ impl NicFbState {
     }
 
     /// A per-port or per-flow counter column: the counts, or zeros when the variant is off.
-    pub(super) fn column(counts: &[u64], n: usize) -> Vec<i64> {
+    pub(in crate::sim) fn column(counts: &[u64], n: usize) -> Vec<i64> {
         if counts.is_empty() {
             vec![0; n]
         } else {
@@ -57,7 +57,7 @@ impl NicFbState {
 impl Cm {
     /// Data frame `pkt` of `size` bytes was enqueued at CP port `pi` (CP slot `cpi`); the queue
     /// holds `qlen` bytes including it. Send a ConMes when the generator says so.
-    pub(super) fn conmes_on_enqueue(
+    pub(in crate::sim) fn conmes_on_enqueue(
         &mut self,
         core: &mut Core,
         pi: usize,
@@ -73,7 +73,7 @@ impl Cm {
 
     /// A ConMes from CP port `cpid` reporting `qlen` bytes reached flow `fi`'s NIC: sample,
     /// compute Fb, and on a quantised Fb > 0 hand the source a CNM (the "ding") carrying it.
-    pub(super) fn on_conmes(&mut self, core: &mut Core, fi: usize, qlen: i32, cpid: u32) {
+    pub(in crate::sim) fn on_conmes(&mut self, core: &mut Core, fi: usize, qlen: i32, cpid: u32) {
         self.nicfb.conmes_rx[fi] += 1;
         let sent = core.flows[fi].sent_bytes;
         let sample =

@@ -18,19 +18,18 @@
 //! [`crate::proto::qcn_rp::Rp::pause`]); frames wait in the rate-limiter queues, and frames of
 //! flows without an active limiter wait in the NIC queue.
 
-use super::fastpath::Needs;
-use super::*;
 use crate::proto::pause::{
     self as fcp, Crossing, ExpiryCmd, PauseReceiver, PauseSender, RxChange, SendCmd, Watermark,
 };
 use crate::scenario::flow_control::{self as fcs, FcMode, WatermarkMode};
+use crate::sim::prelude::*;
 
 /// Both ends of flow control on one (link, class).
 #[derive(Default)]
-pub(super) struct Slot {
+pub(in crate::sim) struct Slot {
     /// At the upstream sender's egress port: paused or not.
-    pub(super) rx: PauseReceiver,
-    pub(super) expiry: LazyTimer,
+    pub(in crate::sim) rx: PauseReceiver,
+    pub(in crate::sim) expiry: LazyTimer,
     /// At the switch: whether it wants the upstream paused.
     tx: PauseSender,
     refresh: LazyTimer,
@@ -43,20 +42,20 @@ pub(super) struct Slot {
     paused_ps: SimTime,
 }
 
-pub(super) struct Meter {
+pub(in crate::sim) struct Meter {
     wm: Watermark,
     occ: u64,
     targets: Vec<u32>,
 }
 
 #[derive(Default)]
-pub(super) struct FcPort {
+pub(in crate::sim) struct FcPort {
     /// Slots whose frame waits to be sent on this port.
     pending: VecDeque<u32>,
     /// Bit c set: class c of this port is paused.
-    pub(super) paused_mask: u32,
+    pub(in crate::sim) paused_mask: u32,
     /// Since when at least one class is paused.
-    pub(super) any_since: SimTime,
+    pub(in crate::sim) any_since: SimTime,
     paused_ps: SimTime,
     sent: u64,
     xon_sent: u64,
@@ -76,9 +75,9 @@ const EV_XON_SENT: u8 = 1;
 const EV_PAUSE: u8 = 2;
 const EV_RESUME: u8 = 3;
 /// A deadlock cycle found (port: its first port; quanta: its length; duration: stalled for).
-pub(super) const EV_DEADLOCK: u8 = 4;
+pub(in crate::sim) const EV_DEADLOCK: u8 = 4;
 /// The watchdog resumed a class (duration: the restoration time).
-pub(super) const EV_WATCHDOG: u8 = 5;
+pub(in crate::sim) const EV_WATCHDOG: u8 = 5;
 const EV_NAMES: [&str; 6] = [
     "xoff_sent",
     "xon_sent",
@@ -89,35 +88,35 @@ const EV_NAMES: [&str; 6] = [
 ];
 
 #[derive(Clone, Copy)]
-pub(super) struct PauseRec {
-    pub(super) t: SimTime,
-    pub(super) port: u32,
-    pub(super) class: u8,
-    pub(super) kind: u8,
-    pub(super) quanta: u32,
+pub(in crate::sim) struct PauseRec {
+    pub(in crate::sim) t: SimTime,
+    pub(in crate::sim) port: u32,
+    pub(in crate::sim) class: u8,
+    pub(in crate::sim) kind: u8,
+    pub(in crate::sim) quanta: u32,
     /// xoff/xon sent: the pause time carried; pause: until the expiry (-1: until an XON);
     /// resume: how long the port was paused.
-    pub(super) duration: i64,
+    pub(in crate::sim) duration: i64,
 }
 
 /// Flow-control state of the whole network (empty when `flow_control.mode = "none"`).
 #[derive(Default)]
-pub(super) struct Fc {
-    pub(super) on: bool,
+pub(in crate::sim) struct Fc {
+    pub(in crate::sim) on: bool,
     pfc: bool,
     /// Classes (queues) per port.
-    pub(super) nc: usize,
+    pub(in crate::sim) nc: usize,
     xon_only: bool,
     quanta: u32,
     cnm_class: usize,
     lossless: Vec<bool>,
     watermark: Option<WatermarkMode>,
-    pub(super) slots: Vec<Slot>,
+    pub(in crate::sim) slots: Vec<Slot>,
     /// Indexed by `key * nc + class` (key = input port, egress port or switch node).
     meters: Vec<Option<Meter>>,
-    pub(super) ports: Vec<FcPort>,
+    pub(in crate::sim) ports: Vec<FcPort>,
     /// Deadlock detection and watchdog (sim/deadlock.rs).
-    pub(super) guard: super::deadlock::Guard,
+    pub(in crate::sim) guard: deadlock::Guard,
     /// Switch nodes that send flow control.
     sends: Vec<bool>,
     recs: Vec<PauseRec>,
@@ -132,7 +131,7 @@ pub(super) struct Fc {
     bin_slot: Vec<u32>,
     bin_rx: Vec<u64>,
     bin_paused: Vec<u64>,
-    pub(super) recs_dropped: u64,
+    pub(in crate::sim) recs_dropped: u64,
     // host queue samples
     hq_t: Vec<i64>,
     hq_flow: Vec<u32>,
@@ -144,7 +143,7 @@ pub(super) struct Fc {
 }
 
 impl Fc {
-    pub(super) fn build(sc: &Scenario) -> Fc {
+    pub(in crate::sim) fn build(sc: &Scenario) -> Fc {
         let spec = &sc.fc;
         let mut fc = Fc {
             nc: 1,
@@ -164,7 +163,7 @@ impl Fc {
         fc.cnm_class = spec.cnm_priority;
         fc.lossless = spec.lossless.clone();
         fc.watermark = Some(spec.watermark);
-        fc.guard = super::deadlock::Guard::build(sc);
+        fc.guard = deadlock::Guard::build(sc);
         fc.sends = spec.switches.clone();
         let np = sc.n_ports();
         fc.slots = (0..np * nc).map(|_| Slot::default()).collect();
@@ -274,7 +273,7 @@ impl Fc {
         }
     }
 
-    pub(super) fn record(&mut self, r: PauseRec) {
+    pub(in crate::sim) fn record(&mut self, r: PauseRec) {
         if !self.record {
             return;
         }
@@ -290,7 +289,7 @@ impl Port {
     /// Whether a data frame of `class` fits in this port (PFC: each priority queue has the
     /// port's capacity).
     #[inline]
-    pub(super) fn class_fits(&self, class: usize, size: u32) -> bool {
+    pub(in crate::sim) fn class_fits(&self, class: usize, size: u32) -> bool {
         match self.cap {
             Capacity::Infinite => true,
             Capacity::Bytes(b) => self.pq_bytes[class] + size as u64 <= b,
@@ -302,7 +301,7 @@ impl Port {
 }
 
 /// What the data path sends next at a port with flow control ([`Fc::next_frame`]).
-pub(super) enum Next {
+pub(in crate::sim) enum Next {
     /// Nothing may go.
     Nothing,
     /// A flow-control frame for a slot: sent ([`Fc::send_frame`]).
@@ -319,7 +318,7 @@ impl Fc {
     /// A data frame entered egress port `pi` (already queued and counted in `q_bytes`): the
     /// meter it counts in, when that meter rose above XOFF (the wiring raises the demand of
     /// every slot it covers, [`Fc::meter_targets`]).
-    pub(super) fn enqueued(&mut self, core: &Core, pi: usize, pkt: u32) -> Option<usize> {
+    pub(in crate::sim) fn enqueued(&mut self, core: &Core, pi: usize, pkt: u32) -> Option<usize> {
         let pk = core.pkts[pkt as usize];
         let port = &core.ports[pi];
         if !port.from_switch {
@@ -335,7 +334,7 @@ impl Fc {
 
     /// A data frame left egress port `pi`'s queue (its transmission started): the meter it
     /// counted in, when that meter fell below XON.
-    pub(super) fn dequeued(&mut self, core: &Core, pi: usize, pk: &Pkt) -> Option<usize> {
+    pub(in crate::sim) fn dequeued(&mut self, core: &Core, pi: usize, pk: &Pkt) -> Option<usize> {
         let class = core.flows[pk.flow as usize].class as usize;
         let input = core.input_port(pk.flow, pk.hop);
         let m = self.meter_key(pi, input, class);
@@ -346,20 +345,20 @@ impl Fc {
 
     /// The slots meter `m` covers, and how many.
     #[inline]
-    pub(super) fn meter_targets(&self, m: usize) -> usize {
+    pub(in crate::sim) fn meter_targets(&self, m: usize) -> usize {
         self.meters[m].as_ref().map_or(0, |m| m.targets.len())
     }
 
     /// The `k`-th slot meter `m` covers.
     #[inline]
-    pub(super) fn meter_target(&self, m: usize, k: usize) -> usize {
+    pub(in crate::sim) fn meter_target(&self, m: usize, k: usize) -> usize {
         self.meters[m].as_ref().expect("meter").targets[k] as usize
     }
 
     /// A watermark (or a shared memory's PG, sim/buffer.rs) covering `slot` rose above XOFF
     /// (`raise`) or fell below XON: whether a frame is to be queued for the slot (the first
     /// demand: a PAUSE, then the refresh is armed; the last one gone: an XON).
-    pub(super) fn demand(&mut self, slot: usize, raise: bool) -> bool {
+    pub(in crate::sim) fn demand(&mut self, slot: usize, raise: bool) -> bool {
         if raise {
             self.slots[slot].tx.raise() == SendCmd::Xoff
         } else if self.slots[slot].tx.lower() == SendCmd::Xon {
@@ -370,7 +369,7 @@ impl Fc {
         }
     }
 
-    pub(super) fn arm_refresh(&mut self, core: &mut Core, slot: usize) {
+    pub(in crate::sim) fn arm_refresh(&mut self, core: &mut Core, slot: usize) {
         if self.xon_only {
             return;
         }
@@ -389,7 +388,7 @@ impl Fc {
     /// Queue a flow-control frame for `slot` on the switch's port back to the sender: that port,
     /// to kick. A frame already waiting for the slot is not duplicated: it carries the state at
     /// transmission.
-    pub(super) fn queue_frame(&mut self, core: &mut Core, slot: usize) -> Option<usize> {
+    pub(in crate::sim) fn queue_frame(&mut self, core: &mut Core, slot: usize) -> Option<usize> {
         let s = &mut self.slots[slot];
         if s.queued {
             return None;
@@ -405,7 +404,7 @@ impl Fc {
     /// classes that are not paused (PFC: the highest priority first). A data frame is taken
     /// from its queue.
     #[inline]
-    pub(super) fn next_frame(&mut self, core: &mut Core, pi: usize) -> Next {
+    pub(in crate::sim) fn next_frame(&mut self, core: &mut Core, pi: usize) -> Next {
         let now = core.now;
         if let Some(slot) = self.ports[pi].pending.pop_front() {
             core.ports[pi].fc_waiting -= 1;
@@ -454,7 +453,7 @@ impl Fc {
 
     /// Send the flow-control frame of `slot` on port `pi` (it is acted upon at the sender one
     /// propagation and one response delay after its last bit).
-    pub(super) fn send_frame(&mut self, core: &mut Core, pi: usize, slot: usize) {
+    pub(in crate::sim) fn send_frame(&mut self, core: &mut Core, pi: usize, slot: usize) {
         let now = core.now;
         let nc = self.nc;
         let s = &mut self.slots[slot];
@@ -499,7 +498,7 @@ impl Fc {
 
     /// A PAUSE/PFC frame for `slot` is acted upon (response delay after its arrival). Returns
     /// the port to kick, when it resumed.
-    pub(super) fn on_pause_rx(
+    pub(in crate::sim) fn on_pause_rx(
         &mut self,
         core: &mut Core,
         slot: usize,
@@ -543,7 +542,7 @@ impl Fc {
     }
 
     /// A pause of `slot` may expire: the port to kick, when it resumed.
-    pub(super) fn on_pause_expire(
+    pub(in crate::sim) fn on_pause_expire(
         &mut self,
         core: &mut Core,
         slot: usize,
@@ -571,7 +570,12 @@ impl Fc {
 
     /// The switch's refresh timer of `slot`: whether a PAUSE is to be queued again (then the
     /// refresh is armed again).
-    pub(super) fn on_pause_refresh(&mut self, core: &mut Core, slot: usize, gen: u32) -> bool {
+    pub(in crate::sim) fn on_pause_refresh(
+        &mut self,
+        core: &mut Core,
+        slot: usize,
+        gen: u32,
+    ) -> bool {
         match self.slots[slot].refresh.popped(core.now, gen) {
             Popped::Fire => self.slots[slot].tx.on_refresh() == SendCmd::Xoff,
             Popped::Requeue(t) => {
@@ -589,7 +593,7 @@ impl Fc {
     }
 
     /// Apply a receiver state change of `slot`: the port to kick, when it resumed.
-    pub(super) fn apply(
+    pub(in crate::sim) fn apply(
         &mut self,
         core: &mut Core,
         slot: usize,
@@ -683,7 +687,7 @@ impl Fc {
 
     /// Sample every flow's rate-limiter queue and its NIC queue (after the sources caught up
     /// to just before `t`, `Sim::sample_host_queues`).
-    pub(super) fn sample_host_queues(&mut self, core: &Core, t: SimTime) {
+    pub(in crate::sim) fn sample_host_queues(&mut self, core: &Core, t: SimTime) {
         for (fi, f) in core.flows.iter().enumerate() {
             let nic = &core.ports[f.path[0] as usize];
             self.hq_t.push(t as i64);
@@ -699,7 +703,7 @@ impl Fc {
 
 impl Fc {
     /// Per-port (PAUSE frames sent, received, paused time in ps) up to `end`.
-    pub(super) fn port_stats(&self, n_ports: usize, end: SimTime) -> Vec<(i64, i64, i64)> {
+    pub(in crate::sim) fn port_stats(&self, n_ports: usize, end: SimTime) -> Vec<(i64, i64, i64)> {
         (0..n_ports)
             .map(|p| match self.ports.get(p) {
                 None => (0, 0, 0),
@@ -719,7 +723,11 @@ impl Fc {
             .collect()
     }
 
-    pub(super) fn tables(&mut self, port_name: &[String], flow_name: &[&str]) -> Vec<Table> {
+    pub(in crate::sim) fn tables(
+        &mut self,
+        port_name: &[String],
+        flow_name: &[&str],
+    ) -> Vec<Table> {
         let fc = self;
         // rows are recorded when they happen, so they are in time order
         let recs = std::mem::take(&mut fc.recs);

@@ -16,11 +16,17 @@
 //!   rate changed), applied by [`Sim::rp_output`] to the one per-flow token-bucket rate limiter
 //!   and the one per-flow reaction timer (`Ev::RpTimer`).
 
-use super::dcqcn::DcqcnState;
-use super::fastpath::Needs;
-use super::nicfb::NicFbState;
-use super::transient::Transient;
-use super::*;
+use crate::sim::cc::dcqcn::DcqcnState;
+use crate::sim::cc::nicfb::NicFbState;
+use crate::sim::cc::transient::Transient;
+use crate::sim::prelude::*;
+
+pub(in crate::sim) mod bcn;
+pub(in crate::sim) mod dcqcn;
+pub(in crate::sim) mod nicfb;
+pub(in crate::sim) mod qcn;
+pub(in crate::sim) mod transient;
+
 use crate::engine::rng::kinds;
 use crate::engine::{Rng, StreamId};
 use crate::proto::bcn::{BcnCp, BcnRp, BcnRpParams};
@@ -29,7 +35,7 @@ use crate::proto::multicast::McFeedback;
 use crate::proto::qcn_rp::RpParams;
 
 /// The congestion-point state of one CP port.
-pub(super) enum CpState {
+pub(in crate::sim) enum CpState {
     Qcn(Cp),
     Bcn(BcnCp),
     /// DCQCN ECN marking (sim/dcqcn.rs).
@@ -40,25 +46,25 @@ pub(super) enum CpState {
 /// DCQCN's ECN marking), the NIC-side feedback variant, DCQCN's notification points and the QCN
 /// transient-response state (BA sensors, SONAR, push-back). The reaction points are the flows'
 /// (`Flow::rp`: the rate limiter's controller, on the data path).
-pub(super) struct Cm {
-    pub(super) cps: Vec<CpState>,
+pub(in crate::sim) struct Cm {
+    pub(in crate::sim) cps: Vec<CpState>,
     /// NIC-side QCN feedback (ConMes generators and NIC samplers); empty unless it is on.
-    pub(super) nicfb: NicFbState,
+    pub(in crate::sim) nicfb: NicFbState,
     /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
-    pub(super) dc: DcqcnState,
-    pub(super) tr: Transient,
+    pub(in crate::sim) dc: DcqcnState,
+    pub(in crate::sim) tr: Transient,
 }
 
 /// A feedback message ready to leave: the control frame and the port it is queued at (the
 /// wiring hands it to the data path's control queue).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Ctrl {
-    pub(super) port: usize,
-    pub(super) pkt: u32,
+pub(in crate::sim) struct Ctrl {
+    pub(in crate::sim) port: usize,
+    pub(in crate::sim) pkt: u32,
 }
 
 /// A flow's reaction point: the mechanism's state machine with its (per-flow) parameters.
-pub(super) enum Reaction {
+pub(in crate::sim) enum Reaction {
     Qcn { rp: Rp, p: RpParams },
     Bcn { rp: BcnRp, p: BcnRpParams },
 }
@@ -66,7 +72,7 @@ pub(super) enum Reaction {
 impl Reaction {
     /// The rate limiter is allocated (limiting).
     #[inline]
-    pub(super) fn is_active(&self) -> bool {
+    pub(in crate::sim) fn is_active(&self) -> bool {
         match self {
             Reaction::Qcn { rp, .. } => rp.is_active(),
             Reaction::Bcn { rp, .. } => rp.is_active(),
@@ -75,7 +81,7 @@ impl Reaction {
 
     /// The rate the limiter paces at, bit/s (QCN: CR; BCN: R).
     #[inline]
-    pub(super) fn current_rate(&self) -> f64 {
+    pub(in crate::sim) fn current_rate(&self) -> f64 {
         match self {
             Reaction::Qcn { rp, .. } => rp.current_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
@@ -83,7 +89,7 @@ impl Reaction {
     }
 
     /// QCN: TR. BCN has one rate: R.
-    pub(super) fn target_rate(&self) -> f64 {
+    pub(in crate::sim) fn target_rate(&self) -> f64 {
         match self {
             Reaction::Qcn { rp, .. } => rp.target_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
@@ -92,7 +98,7 @@ impl Reaction {
 
     /// The CPID tag the flow's data frames carry (NONE when untagged).
     #[inline]
-    pub(super) fn tag(&self) -> u32 {
+    pub(in crate::sim) fn tag(&self) -> u32 {
         match self {
             Reaction::Qcn { .. } => NONE,
             Reaction::Bcn { rp, .. } => rp.tag(),
@@ -101,14 +107,14 @@ impl Reaction {
 
     /// No frame may leave the rate limiter before this time (0 = no hold).
     #[inline]
-    pub(super) fn hold_until(&self) -> SimTime {
+    pub(in crate::sim) fn hold_until(&self) -> SimTime {
         match self {
             Reaction::Qcn { .. } => 0,
             Reaction::Bcn { rp, .. } => rp.hold_until(),
         }
     }
 
-    pub(super) fn start(&mut self, now: SimTime) -> RpOutput {
+    pub(in crate::sim) fn start(&mut self, now: SimTime) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.start(p, now),
             Reaction::Bcn { .. } => RpOutput::NONE,
@@ -116,14 +122,19 @@ impl Reaction {
     }
 
     #[inline]
-    pub(super) fn on_frame_sent(&mut self, now: SimTime, bytes: u32, rl_empty: bool) -> RpOutput {
+    pub(in crate::sim) fn on_frame_sent(
+        &mut self,
+        now: SimTime,
+        bytes: u32,
+        rl_empty: bool,
+    ) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.on_frame_sent(p, now, bytes, rl_empty),
             Reaction::Bcn { .. } => RpOutput::NONE,
         }
     }
 
-    pub(super) fn on_timer(&mut self, now: SimTime) -> RpOutput {
+    pub(in crate::sim) fn on_timer(&mut self, now: SimTime) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.on_timer(p, now),
             Reaction::Bcn { rp, p } => rp.on_timer(p, now),
@@ -133,7 +144,7 @@ impl Reaction {
     /// The flow's NIC was paused (PAUSE/PFC): QCN freezes its timer (docs/models/pause.md); a BCN
     /// regulator only stops sending (its drift timer runs on).
     /// DCQCN's timers run on (its public models tie them to no PFC state).
-    pub(super) fn pause(&mut self, now: SimTime) -> RpOutput {
+    pub(in crate::sim) fn pause(&mut self, now: SimTime) -> RpOutput {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.pause(now),
@@ -142,7 +153,7 @@ impl Reaction {
     }
 
     /// The flow's NIC resumed.
-    pub(super) fn resume(&mut self, now: SimTime) -> RpOutput {
+    pub(in crate::sim) fn resume(&mut self, now: SimTime) -> RpOutput {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.resume(now),
@@ -152,19 +163,19 @@ impl Reaction {
 }
 
 /// A flow's rate limiter as congestion management sets it up ([`Cm::reaction`]).
-pub(super) struct RlSetup {
-    pub(super) rp: Option<Reaction>,
+pub(in crate::sim) struct RlSetup {
+    pub(in crate::sim) rp: Option<Reaction>,
     /// Representative feedback: data frames carry the RP's F̂b and representative CPID.
-    pub(super) rep_fb: bool,
-    pub(super) rl_cap: u64,
-    pub(super) rl_burst: Option<u64>,
+    pub(in crate::sim) rep_fb: bool,
+    pub(in crate::sim) rl_cap: u64,
+    pub(in crate::sim) rl_burst: Option<u64>,
 }
 
 impl Cm {
     /// The congestion points of the ports (QCN, BCN or DCQCN's marker, by `cc.mode`), with the
     /// NIC-side feedback, DCQCN and transient-response state; and per port its CP slot and its
     /// marker at dequeue (NONE: none).
-    pub(super) fn build(sc: &Scenario, seed: u64) -> (Cm, Vec<(u32, u32)>) {
+    pub(in crate::sim) fn build(sc: &Scenario, seed: u64) -> (Cm, Vec<(u32, u32)>) {
         let qcn = sc.cc == CcMode::Qcn;
         let bcn = sc.cc == CcMode::Bcn;
         let dcqcn = sc.cc == CcMode::Dcqcn;
@@ -211,7 +222,7 @@ impl Cm {
 
     /// The reaction point of flow `i` (its rate limiter's controller: QCN's, DCQCN's or BCN's
     /// by `cc.mode`, none otherwise) at a NIC of `nic_rate`, and its rate limiter's queue.
-    pub(super) fn reaction(sc: &Scenario, seed: u64, i: usize, nic_rate: f64) -> RlSetup {
+    pub(in crate::sim) fn reaction(sc: &Scenario, seed: u64, i: usize, nic_rate: f64) -> RlSetup {
         let qcn = sc.cc == CcMode::Qcn;
         let bcn = sc.cc == CcMode::Bcn;
         let dcqcn = sc.cc == CcMode::Dcqcn;
@@ -273,7 +284,7 @@ impl Cm {
     /// queue now holds `qlen` bytes (including the frame).
     #[inline]
     /// Returns the feedback message it sends, if any.
-    pub(super) fn cp_enqueue(
+    pub(in crate::sim) fn cp_enqueue(
         &mut self,
         core: &mut Core,
         pi: usize,
@@ -298,7 +309,7 @@ impl Cm {
     /// NIC-side ConMes (sim/nicfb.rs); each kind has its size, counter and event record here.
     /// Returns the message to queue now (none without a route, or with a feedback latency: then
     /// it is on its way as an event).
-    pub(super) fn send_feedback(
+    pub(in crate::sim) fn send_feedback(
         &mut self,
         core: &mut Core,
         cp_port: usize,
@@ -366,7 +377,7 @@ impl Cm {
     /// The source host of `pk.flow` handles feedback message `pk`: count and record it, then let
     /// the flow's reaction point react, and apply what it asks for (also called with a CNM the
     /// NIC made itself from ConMes, sim/nicfb.rs).
-    pub(super) fn host_react(&mut self, core: &mut Core, pk: Pkt) {
+    pub(in crate::sim) fn host_react(&mut self, core: &mut Core, pk: Pkt) {
         let fi = pk.flow as usize;
         let now = core.now;
         let rec_kind = match pk.kind {
@@ -440,7 +451,7 @@ impl Cm {
 
 /// Index into the per-kind BCN counters: 0 negative, 1 positive, 2 BCN(0,0).
 #[inline]
-pub(super) fn bcn_index(kind: u8, payload: i32) -> usize {
+pub(in crate::sim) fn bcn_index(kind: u8, payload: i32) -> usize {
     if kind == KIND_BCN0 {
         2
     } else if payload > 0 {
@@ -455,7 +466,7 @@ pub(super) fn bcn_index(kind: u8, payload: i32) -> usize {
 /// path port that enters the node. Every node of a path or tree is entered by one port. Memory
 /// is one entry per path port (what is routed), not flows x nodes.
 #[derive(Debug, Default)]
-pub(super) struct ReverseRoutes {
+pub(in crate::sim) struct ReverseRoutes {
     /// Flow `f`'s entries are `ent[off[f]..off[f + 1]]`, sorted by node.
     off: Vec<usize>,
     /// (node, port back towards the source).
@@ -463,7 +474,7 @@ pub(super) struct ReverseRoutes {
 }
 
 impl ReverseRoutes {
-    pub(super) fn of(sc: &Scenario) -> ReverseRoutes {
+    pub(in crate::sim) fn of(sc: &Scenario) -> ReverseRoutes {
         let mut off = Vec::with_capacity(sc.flows.len() + 1);
         let mut ent = Vec::with_capacity(sc.flows.iter().map(|f| f.path.len()).sum());
         off.push(0);
@@ -479,13 +490,13 @@ impl ReverseRoutes {
         ReverseRoutes { off, ent }
     }
 
-    pub(super) fn is_empty(&self) -> bool {
+    pub(in crate::sim) fn is_empty(&self) -> bool {
         self.off.is_empty()
     }
 
     /// The port back towards flow `f`'s source at node `at`; `None` off its path.
     #[inline]
-    pub(super) fn port(&self, f: usize, at: usize) -> Option<usize> {
+    pub(in crate::sim) fn port(&self, f: usize, at: usize) -> Option<usize> {
         let e = &self.ent[self.off[f]..self.off[f + 1]];
         e.binary_search_by_key(&(at as u32), |&(n, _)| n)
             .ok()

@@ -3,20 +3,20 @@
 //! by default and then cost nothing: no check event is scheduled, and the only per-frame work is
 //! one store of the last data transmission time on the flow-control path.
 
-use super::pause::{Fc, PauseRec, EV_DEADLOCK, EV_WATCHDOG};
-use super::*;
 use crate::proto::deadlock;
+use crate::sim::prelude::*;
+use crate::sim::switch::flow_control::{Fc, PauseRec, EV_DEADLOCK, EV_WATCHDOG};
 
 #[derive(Default)]
-pub(super) struct Guard {
-    pub(super) detect: Option<SimTime>,
-    pub(super) watchdog: Option<SimTime>,
+pub(in crate::sim) struct Guard {
+    pub(in crate::sim) detect: Option<SimTime>,
+    pub(in crate::sim) watchdog: Option<SimTime>,
     restore: SimTime,
-    pub(super) period: SimTime,
+    pub(in crate::sim) period: SimTime,
     /// Per port: start of its last data frame (flow-control path).
-    pub(super) last_data: Vec<SimTime>,
+    pub(in crate::sim) last_data: Vec<SimTime>,
     /// Per slot: PAUSE/PFC frames are ignored until then (watchdog).
-    pub(super) ignore_until: Vec<SimTime>,
+    pub(in crate::sim) ignore_until: Vec<SimTime>,
     /// Per port: the switch egress ports of the switch it transmits into (wait-for edges), for
     /// switch-to-switch ports only.
     succ: Vec<Vec<u32>>,
@@ -24,12 +24,12 @@ pub(super) struct Guard {
     inter: Vec<bool>,
     in_deadlock: bool,
     /// (detection time, stalled since, ports of the cycle)
-    pub(super) deadlocks: Vec<(SimTime, SimTime, Vec<u32>)>,
-    pub(super) watchdog_fired: u64,
+    pub(in crate::sim) deadlocks: Vec<(SimTime, SimTime, Vec<u32>)>,
+    pub(in crate::sim) watchdog_fired: u64,
 }
 
 impl Guard {
-    pub(super) fn build(sc: &Scenario) -> Guard {
+    pub(in crate::sim) fn build(sc: &Scenario) -> Guard {
         let fc = &sc.fc;
         let np = sc.n_ports();
         let mut g = Guard {
@@ -68,12 +68,12 @@ impl Guard {
         g
     }
 
-    pub(super) fn is_on(&self) -> bool {
+    pub(in crate::sim) fn is_on(&self) -> bool {
         self.period > 0
     }
 
     /// Summary rows: deadlocks found (and when), watchdog firings.
-    pub(super) fn rows(&self, sc: &Scenario) -> Vec<(String, f64, String, String)> {
+    pub(in crate::sim) fn rows(&self, sc: &Scenario) -> Vec<(String, f64, String, String)> {
         let mut rows = Vec::new();
         if let Some(d) = self.detect {
             rows.push((
@@ -123,7 +123,7 @@ impl Fc {
     }
 
     /// The periodic check, first part: deadlock cycles (recorded once per deadlock).
-    pub(super) fn check_deadlock(&mut self, core: &Core) {
+    pub(in crate::sim) fn check_deadlock(&mut self, core: &Core) {
         let now = core.now;
         let nc = self.nc;
         let Some(d) = self.guard.detect else {
@@ -170,7 +170,7 @@ impl Fc {
 
     /// The periodic check, second part, for one slot: the pause-storm watchdog resumes a class
     /// paused too long with frames waiting; the resumed port to kick.
-    pub(super) fn check_watchdog(&mut self, core: &mut Core, slot: usize) -> Option<usize> {
+    pub(in crate::sim) fn check_watchdog(&mut self, core: &mut Core, slot: usize) -> Option<usize> {
         let now = core.now;
         let w = self.guard.watchdog?;
         let (p, c) = (slot / self.nc, slot % self.nc);
@@ -204,7 +204,7 @@ impl Fc {
     }
 
     /// The next periodic check, within the run.
-    pub(super) fn next_check(&self, core: &mut Core) {
+    pub(in crate::sim) fn next_check(&self, core: &mut Core) {
         let next = core.now + self.guard.period;
         if next <= core.end {
             core.q.push(next, Ev::FcCheck);

@@ -14,23 +14,22 @@
 //! left are dropped at the switch and counted. When it comes back, the routes are recomputed
 //! with it and its ports send again.
 
-use super::fastpath::Needs;
-use super::*;
 use crate::scenario::routes::{flow_key, hash_pick, Routes};
 use crate::scenario::RoutingMode;
+use crate::sim::prelude::*;
 use crate::table::Table;
 
 /// `Flow::route`: the frame follows the flow's fixed path.
-pub(super) const ROUTE_PATH: u8 = 0;
+pub(in crate::sim) const ROUTE_PATH: u8 = 0;
 /// Per-packet spraying over the fixed routing tables.
-pub(super) const ROUTE_SPRAY: u8 = 1;
+pub(in crate::sim) const ROUTE_SPRAY: u8 = 1;
 /// Hop by hop on the routes of the moment (a scenario with link failures).
-pub(super) const ROUTE_LOOKUP: u8 = 2;
+pub(in crate::sim) const ROUTE_LOOKUP: u8 = 2;
 
 /// The link-failure subsystem: when each link last went down, the real capacity of a failed
 /// link's ports, and the counters. Which links are down and the routes of the moment are the
 /// data path's (`Core::link_down`, `Core::routes_now`); this subsystem keeps them.
-pub(super) struct LinkState {
+pub(in crate::sim) struct LinkState {
     /// The last time each link went down (NEVER: not yet).
     last_down: Vec<SimTime>,
     /// The capacity of each port of a link while it is down is 0 frames; the real one is kept
@@ -45,7 +44,7 @@ pub(super) struct LinkState {
 
 /// What a link change asks of the data path at one of the link's two ports.
 #[derive(Clone, Copy, PartialEq, Debug)]
-pub(super) enum PortChange {
+pub(in crate::sim) enum PortChange {
     /// Nothing (a host's NIC port whose link went down keeps its frames).
     None,
     /// The port may send again: start its next transmission.
@@ -55,7 +54,7 @@ pub(super) enum PortChange {
 }
 
 impl LinkState {
-    pub(super) fn build(sc: &Scenario) -> Option<LinkState> {
+    pub(in crate::sim) fn build(sc: &Scenario) -> Option<LinkState> {
         if sc.link_events.is_empty() {
             return None;
         }
@@ -128,7 +127,7 @@ impl LinkState {
     /// on the routes of the moment, or `None` when it was dropped (its link failed under it, or
     /// no route is left).
     #[inline(never)]
-    pub(super) fn route(&mut self, core: &mut Core, pkt: u32) -> Option<usize> {
+    pub(in crate::sim) fn route(&mut self, core: &mut Core, pkt: u32) -> Option<usize> {
         let pk = core.pkts[pkt as usize];
         let ip = Self::last_port(core, &pk);
         if self.lost_on_link(core, ip, pk.size) {
@@ -171,7 +170,7 @@ impl LinkState {
     /// A data frame of a [`ROUTE_LOOKUP`] flow reaches its destination host now (its arrival
     /// was deferred from the start of its last transmission, `deliver`): whether it arrived
     /// (else it was lost on its last link, dropped and counted).
-    pub(super) fn arrives(&mut self, core: &mut Core, pkt: u32) -> bool {
+    pub(in crate::sim) fn arrives(&mut self, core: &mut Core, pkt: u32) -> bool {
         let pk = core.pkts[pkt as usize];
         let ip = Self::last_port(core, &pk);
         if self.lost_on_link(core, ip, pk.size) {
@@ -183,7 +182,7 @@ impl LinkState {
     }
 
     /// A link fails (`up` false) or recovers: what each of its two ports asks of the data path.
-    pub(super) fn on_change(
+    pub(in crate::sim) fn on_change(
         &mut self,
         core: &mut Core,
         link: u32,
@@ -253,7 +252,7 @@ impl LinkState {
     }
 
     /// Counters of the link failures: the `link_events` table and summary rows.
-    pub(super) fn outputs(&self, sc: &Scenario) -> (Table, super::fct::Rows) {
+    pub(in crate::sim) fn outputs(&self, sc: &Scenario) -> (Table, fct::Rows) {
         let ls = self;
         let name = |l: u32| {
             let lk = &sc.links[l as usize];

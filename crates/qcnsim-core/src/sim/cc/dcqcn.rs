@@ -6,23 +6,23 @@
 //! reacts with its DCQCN options (`Rp::on_cnp`, sim/cm.rs). The rules are in proto/dcqcn.rs and
 //! proto/qcn_rp.rs.
 
-use super::cm::CpState;
-use super::cm::{Cm, Ctrl};
-use super::*;
 use crate::proto::dcqcn::Np;
+use crate::sim::cc::CpState;
+use crate::sim::cc::{Cm, Ctrl};
+use crate::sim::prelude::*;
 
 /// The notification points (one per flow, at its receiver) and DCQCN's counters.
-pub(super) struct DcqcnState {
-    pub(super) np: Vec<Np>,
-    pub(super) cnp_interval: SimTime,
+pub(in crate::sim) struct DcqcnState {
+    pub(in crate::sim) np: Vec<Np>,
+    pub(in crate::sim) cnp_interval: SimTime,
     /// Per flow: data frames marked CE, CNPs sent by its receiver, CNPs received by its source.
-    pub(super) marked: Vec<u64>,
-    pub(super) cnp_sent: Vec<u64>,
-    pub(super) cnp_rx: Vec<u64>,
+    pub(in crate::sim) marked: Vec<u64>,
+    pub(in crate::sim) cnp_sent: Vec<u64>,
+    pub(in crate::sim) cnp_rx: Vec<u64>,
 }
 
 impl DcqcnState {
-    pub(super) fn new(sc: &Scenario) -> DcqcnState {
+    pub(in crate::sim) fn new(sc: &Scenario) -> DcqcnState {
         // the counters exist for every run (flows table columns), the NPs only with DCQCN
         let n = sc.flows.len();
         let on = sc.cc == CcMode::Dcqcn;
@@ -45,7 +45,7 @@ impl Cm {
     /// queue as it is now (at dequeue: without the frame; at enqueue: with it). With PFC the
     /// queue is the frame's priority queue.
     #[inline(never)]
-    pub(super) fn ecn_mark(&mut self, core: &mut Core, pi: usize, cpi: usize, pkt: u32) {
+    pub(in crate::sim) fn ecn_mark(&mut self, core: &mut Core, pi: usize, cpi: usize, pkt: u32) {
         let flow = core.pkts[pkt as usize].flow as usize;
         let port = &core.ports[pi];
         let q = if port.pq.is_empty() {
@@ -69,7 +69,7 @@ impl Cm {
     /// transmission starts: `t` >= now, and one flow's arrivals are in order): the NP decides
     /// whether and when a CNP leaves.
     #[inline(never)]
-    pub(super) fn np_marked(&mut self, core: &mut Core, flow: u32, t: SimTime) {
+    pub(in crate::sim) fn np_marked(&mut self, core: &mut Core, flow: u32, t: SimTime) {
         let Some(np) = self.dc.np.get_mut(flow as usize) else {
             return;
         };
@@ -81,7 +81,7 @@ impl Cm {
     /// The receiver of `flow` sends a CNP towards the flow's source through its NIC's control
     /// queue: the CNP to queue (none without a route).
     #[inline(never)]
-    pub(super) fn send_cnp(&mut self, core: &mut Core, flow: u32) -> Option<Ctrl> {
+    pub(in crate::sim) fn send_cnp(&mut self, core: &mut Core, flow: u32) -> Option<Ctrl> {
         let now = core.now;
         let dst = core.flows[flow as usize].dst as usize;
         let out = core.feedback_next(dst, flow)?;

@@ -4,17 +4,17 @@
 //! RP reacts with `Rp::on_cnm_from`. The rules are in proto/qcn_cp.rs and proto/qcn_rp.rs; the
 //! transient-response messages (echo, Fb99) are in sim/transient.rs.
 
-use super::cm::CpState;
-use super::cm::{Cm, Ctrl};
-use super::*;
 use crate::proto::qcn_cp::CpSample;
+use crate::sim::cc::CpState;
+use crate::sim::cc::{Cm, Ctrl};
+use crate::sim::prelude::*;
 
 impl Cm {
     /// The QCN CP of port `pi` (CP slot `cpi`) sees data frame `pkt`: at a sample instant
     /// with qntzFb > 0 a CNM goes to the frame's source (with push-back, a sample without a
     /// CNM may send an Fb99 instead). Returns the message sent, if any.
     #[inline]
-    pub(super) fn qcn_cp_enqueue(
+    pub(in crate::sim) fn qcn_cp_enqueue(
         &mut self,
         core: &mut Core,
         pi: usize,
@@ -50,7 +50,7 @@ impl Cm {
     /// Representative feedback: the source stamps F̂b and the representative CPID into each
     /// data frame it sends.
     #[inline]
-    pub(super) fn mc_stamp(core: &mut Core, fi: usize, pkt: u32) {
+    pub(in crate::sim) fn mc_stamp(core: &mut Core, fi: usize, pkt: u32) {
         let now = core.now;
         let f = &mut core.flows[fi];
         if let Some(Reaction::Qcn { rp, p: rpp }) = f.rp.as_mut() {

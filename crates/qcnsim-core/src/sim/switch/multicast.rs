@@ -9,27 +9,26 @@
 //! the original frame goes to the last child. Every copy is a data frame of the flow and is
 //! counted as delivered, dropped or in flight like any other.
 
-use super::fastpath::Needs;
-use super::*;
+use crate::sim::prelude::*;
 use crate::table::Table;
 
 /// Per multicast flow: its tree's shape and what each member received.
-pub(super) struct McFlow {
+pub(in crate::sim) struct McFlow {
     /// Children of each tree node: (first node, count).
-    pub(super) kids: Vec<(u16, u16)>,
+    pub(in crate::sim) kids: Vec<(u16, u16)>,
     /// Member slot (index into the group's members) of a node whose port leads to a member,
     /// NONE otherwise.
-    pub(super) member_of: Vec<u32>,
-    pub(super) member_rx_frames: Vec<u64>,
-    pub(super) member_rx_bytes: Vec<u64>,
+    pub(in crate::sim) member_of: Vec<u32>,
+    pub(in crate::sim) member_rx_frames: Vec<u64>,
+    pub(in crate::sim) member_rx_bytes: Vec<u64>,
     /// Members that have received the whole finite flow.
-    pub(super) members_done: u32,
+    pub(in crate::sim) members_done: u32,
     /// Copies made by switches (frames beyond the one the source sent).
-    pub(super) copies: u64,
+    pub(in crate::sim) copies: u64,
 }
 
 impl McFlow {
-    pub(super) fn new(sc: &Scenario, fi: usize) -> McFlow {
+    pub(in crate::sim) fn new(sc: &Scenario, fi: usize) -> McFlow {
         let f = &sc.flows[fi];
         let g = &sc.groups[f.group.expect("multicast flow")];
         let n = f.path.len();
@@ -65,25 +64,25 @@ impl McFlow {
 
 /// Counters at the edges of the statistics window ([analysis] stats_from / stats_to).
 #[derive(Default, Clone)]
-pub(super) struct McSnap {
-    pub(super) taken: bool,
-    pub(super) flow_sent_frames: Vec<u64>,
-    pub(super) flow_sent_bytes: Vec<u64>,
-    pub(super) port_drops: Vec<u64>,
-    pub(super) cnm_sent: u64,
+pub(in crate::sim) struct McSnap {
+    pub(in crate::sim) taken: bool,
+    pub(in crate::sim) flow_sent_frames: Vec<u64>,
+    pub(in crate::sim) flow_sent_bytes: Vec<u64>,
+    pub(in crate::sim) port_drops: Vec<u64>,
+    pub(in crate::sim) cnm_sent: u64,
 }
 
 /// The multicast subsystem: each multicast flow's tree and member counters, and the counters at
 /// the edges of the statistics window.
 #[derive(Default)]
-pub(super) struct Multicast {
+pub(in crate::sim) struct Multicast {
     flows: Vec<McFlow>,
     win: [McSnap; 2],
 }
 
 impl Multicast {
     /// One [`McFlow`] per multicast flow; marks those flows in the data path (`Flow::mc`).
-    pub(super) fn build(sc: &Scenario, core: &mut Core) -> Multicast {
+    pub(in crate::sim) fn build(sc: &Scenario, core: &mut Core) -> Multicast {
         let mut m = Multicast::default();
         for (i, f) in sc.flows.iter().enumerate() {
             if f.group.is_some() {
@@ -97,7 +96,7 @@ impl Multicast {
     /// A data frame `pkt` of a multicast flow reached the switch at the end of its tree node:
     /// the first of its tree children and how many there are, or `None` at a dead end (then the
     /// frame was dropped).
-    pub(super) fn children(&mut self, core: &mut Core, pkt: u32) -> Option<(u16, u16)> {
+    pub(in crate::sim) fn children(&mut self, core: &mut Core, pkt: u32) -> Option<(u16, u16)> {
         let pk = &core.pkts[pkt as usize];
         let fi = pk.flow as usize;
         let m = core.flows[fi].mc as usize;
@@ -113,7 +112,7 @@ impl Multicast {
 
     /// The frame for tree node `j` of frame `pk` (arena index `pkt`): a new copy, or for the
     /// last child the frame itself; returns the port it is queued at and its index.
-    pub(super) fn copy_for(
+    pub(in crate::sim) fn copy_for(
         &mut self,
         core: &mut Core,
         pkt: u32,
@@ -136,7 +135,7 @@ impl Multicast {
 
     /// A copy of multicast flow `f` reached its member at `t <= end`.
     #[inline]
-    pub(super) fn delivered(&mut self, f: &mut Flow, hop: u16, size: u32, t: SimTime) {
+    pub(in crate::sim) fn delivered(&mut self, f: &mut Flow, hop: u16, size: u32, t: SimTime) {
         let mc = &mut self.flows[f.mc as usize];
         let slot = mc.member_of[hop as usize];
         if slot == NONE {
@@ -157,7 +156,7 @@ impl Multicast {
     }
 
     /// Take the counters at an edge of the statistics window.
-    pub(super) fn snapshot(&mut self, core: &Core, edge: usize) {
+    pub(in crate::sim) fn snapshot(&mut self, core: &Core, edge: usize) {
         let s = &mut self.win[edge];
         s.taken = true;
         s.flow_sent_frames = core.flows.iter().map(|f| f.sent_frames).collect();
@@ -167,12 +166,12 @@ impl Multicast {
     }
 
     /// Extra columns of the flows table: dst names a multicast flow's group.
-    pub(super) fn flow_dst(sc: &Scenario, fi: usize) -> Option<String> {
+    pub(in crate::sim) fn flow_dst(sc: &Scenario, fi: usize) -> Option<String> {
         sc.flows[fi].group.map(|g| sc.groups[g].name.clone())
     }
 
     /// Copies made by replication for flow `fi` (0 for unicast flows).
-    pub(super) fn copies(&self, core: &Core, fi: usize) -> u64 {
+    pub(in crate::sim) fn copies(&self, core: &Core, fi: usize) -> u64 {
         let m = core.flows[fi].mc;
         if m == NONE {
             0
@@ -182,7 +181,7 @@ impl Multicast {
     }
 
     /// The `multicast_members` table: what each member received from each multicast flow.
-    pub(super) fn members_table(&self, core: &Core) -> Table {
+    pub(in crate::sim) fn members_table(&self, core: &Core) -> Table {
         let sc = core.sc;
         let (mut group, mut flow, mut member, mut rx_f, mut rx_b) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -213,7 +212,7 @@ impl Multicast {
 
     /// The multicast metrics (as the multicast QCN study defines them) over the statistics
     /// window, as summary rows (metric, value, unit, detail).
-    pub(super) fn summary_rows(
+    pub(in crate::sim) fn summary_rows(
         &self,
         sc: &Scenario,
         flows: &[Flow],
@@ -417,9 +416,18 @@ pub(crate) fn jain(xs: &[f64]) -> f64 {
     }
 }
 
+impl Needs for Multicast {
+    fn name(&self) -> &'static str {
+        "multicast"
+    }
+    /// Each member's copies are counted.
+    fn receives(&self, core: &Core, fi: usize) -> bool {
+        core.flows[fi].mc != NONE
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::fastpath::Needs;
     use super::*;
 
     #[test]
@@ -438,15 +446,5 @@ mod tests {
         let (m, sd) = mean_std(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
         assert_eq!((m, sd), (5.0, 2.0));
         assert!(mean_std(&[]).0.is_nan());
-    }
-}
-
-impl Needs for Multicast {
-    fn name(&self) -> &'static str {
-        "multicast"
-    }
-    /// Each member's copies are counted.
-    fn receives(&self, core: &Core, fi: usize) -> bool {
-        core.flows[fi].mc != NONE
     }
 }

@@ -5,32 +5,32 @@
 //! messages are control frames of `cc.qcn.cnm_frame` bytes on the strict-priority control
 //! queue, like CNMs (they take link time and are never sampled).
 
-use super::cm::{Cm, Ctrl};
-use super::*;
 use crate::proto::qcn_ba::{BaParams, BaSensor};
 use crate::proto::sonar::{Sonar, SonarAction, SonarParams};
+use crate::sim::cc::{Cm, Ctrl};
+use crate::sim::prelude::*;
 
-pub(super) const KIND_ECHO: u8 = 10;
-pub(super) const KIND_FB99: u8 = 11;
+pub(in crate::sim) const KIND_ECHO: u8 = 10;
+pub(in crate::sim) const KIND_FB99: u8 = 11;
 
 /// Simulator-wide transient-response state.
-pub(super) struct Transient {
-    pub(super) ba_p: BaParams,
-    pub(super) pushback: bool,
+pub(in crate::sim) struct Transient {
+    pub(in crate::sim) ba_p: BaParams,
+    pub(in crate::sim) pushback: bool,
     /// One BA sensor per CP port (empty when no sensor runs).
-    pub(super) bas: Vec<BaPort>,
+    pub(in crate::sim) bas: Vec<BaPort>,
     /// SONAR runs (every flow has its machine).
     sonar: bool,
     /// Per flow: SONAR and push-back state and counters (empty without QCN).
-    pub(super) flows: Vec<FlowTransient>,
+    pub(in crate::sim) flows: Vec<FlowTransient>,
 }
 
-pub(super) struct BaPort {
+pub(in crate::sim) struct BaPort {
     port: u32,
     sensor: BaSensor,
     timer: LazyTimer,
-    pub(super) echo_sent: u64,
-    pub(super) fb99_sent: u64,
+    pub(in crate::sim) echo_sent: u64,
+    pub(in crate::sim) fb99_sent: u64,
     /// Time spent with BA = 1, and since when BA has been 1.
     ba_time: SimTime,
     ba_since: SimTime,
@@ -38,21 +38,21 @@ pub(super) struct BaPort {
 
 /// Per-flow SONAR and push-back state and counters.
 #[derive(Default)]
-pub(super) struct FlowTransient {
+pub(in crate::sim) struct FlowTransient {
     sonar: Option<Box<(Sonar, SonarParams)>>,
     ping_timer: LazyTimer,
-    pub(super) special_sent: u64,
-    pub(super) echo_rx: u64,
-    pub(super) short_fuse: u64,
-    pub(super) false_alarms: u64,
-    pub(super) fb99_rx: u64,
+    pub(in crate::sim) special_sent: u64,
+    pub(in crate::sim) echo_rx: u64,
+    pub(in crate::sim) short_fuse: u64,
+    pub(in crate::sim) false_alarms: u64,
+    pub(in crate::sim) fb99_rx: u64,
     /// The last special frame sent passed a CP with BA = 0 (a false alarm if the short fuse
     /// follows it).
     special_saw_ba0: bool,
 }
 
 impl Transient {
-    pub(super) fn new(sc: &Scenario) -> Transient {
+    pub(in crate::sim) fn new(sc: &Scenario) -> Transient {
         let t = &sc.qcn.transient;
         Transient {
             ba_p: t
@@ -70,13 +70,13 @@ impl Transient {
 
     /// Flow `fi` runs SONAR.
     #[inline]
-    pub(super) fn sonar_on(&self, fi: usize) -> bool {
+    pub(in crate::sim) fn sonar_on(&self, fi: usize) -> bool {
         self.sonar && self.flows[fi].sonar.is_some()
     }
 
     /// Per flow: special frames sent, echoes received, short fuses, false alarms, Fb99
     /// received (the flows table's columns).
-    pub(super) fn flow_counts(&self) -> [Vec<i64>; 5] {
+    pub(in crate::sim) fn flow_counts(&self) -> [Vec<i64>; 5] {
         let col = |k: fn(&FlowTransient) -> u64| self.flows.iter().map(|t| k(t) as i64).collect();
         [
             col(|t| t.special_sent),
@@ -90,7 +90,7 @@ impl Transient {
 
 impl Cm {
     /// Create the BA sensors (every CP port) and the SONAR machines (every flow).
-    pub(super) fn transient_init(&mut self, core: &mut Core) {
+    pub(in crate::sim) fn transient_init(&mut self, core: &mut Core) {
         let sc = core.sc;
         if sc.cc != CcMode::Qcn {
             return;
@@ -149,7 +149,7 @@ impl Cm {
     /// The queue length of port `pi` (which has a BA sensor) changed. Qlen counts the port's
     /// data frames in every queue: with PFC they wait in the per-priority queues.
     #[inline]
-    pub(super) fn ba_qlen(&mut self, core: &mut Core, pi: usize) {
+    pub(in crate::sim) fn ba_qlen(&mut self, core: &mut Core, pi: usize) {
         let bi = core.ports[pi].ba as usize;
         let q = core.ports[pi].q_frames() as u64;
         let out = self.tr.bas[bi].sensor.on_qlen(&self.tr.ba_p, core.now, q);
@@ -161,7 +161,7 @@ impl Cm {
         }
     }
 
-    pub(super) fn on_ba_timer(&mut self, core: &mut Core, bi: u32, gen: u32) {
+    pub(in crate::sim) fn on_ba_timer(&mut self, core: &mut Core, bi: u32, gen: u32) {
         let b = &mut self.tr.bas[bi as usize];
         match b.timer.popped(core.now, gen) {
             Popped::Fire => {
@@ -194,7 +194,7 @@ impl Cm {
     }
 
     /// Time with BA = 1 of each port up to the end of the run (NaN without a sensor), s.
-    pub(super) fn ba_available_s(&self, core: &Core) -> Vec<f64> {
+    pub(in crate::sim) fn ba_available_s(&self, core: &Core) -> Vec<f64> {
         core.ports
             .iter()
             .map(|p| {
@@ -212,7 +212,7 @@ impl Cm {
             .collect()
     }
 
-    pub(super) fn port_echo_fb99(&self, core: &Core, pi: usize) -> (u64, u64) {
+    pub(in crate::sim) fn port_echo_fb99(&self, core: &Core, pi: usize) -> (u64, u64) {
         let bi = core.ports[pi].ba;
         if bi == NONE {
             (0, 0)
@@ -239,7 +239,7 @@ impl Cm {
     // ---------------------------------------------------------------- switch side
 
     /// Count a SONAR echo or an Fb99 sent by CP port `pi` (for `send_feedback`); its event kind.
-    pub(super) fn transient_sent(&mut self, core: &mut Core, pi: usize, kind: u8) -> u8 {
+    pub(in crate::sim) fn transient_sent(&mut self, core: &mut Core, pi: usize, kind: u8) -> u8 {
         let ba = &mut self.tr.bas[core.ports[pi].ba as usize];
         if kind == KIND_ECHO {
             ba.echo_sent += 1;
@@ -253,7 +253,7 @@ impl Cm {
     /// A special (SONAR) frame of `flow` arrives at egress port `pi`, before admission: a
     /// port whose BA sensor says BA = 0 echoes it to the source (and the frame is marked as
     /// having passed a CP with BA = 0, for the false-alarm count). Returns the echo, if any.
-    pub(super) fn sonar_special_arrives(
+    pub(in crate::sim) fn sonar_special_arrives(
         &mut self,
         core: &mut Core,
         pi: usize,
@@ -268,7 +268,7 @@ impl Cm {
 
     /// A CP sample with no CNM (quantised -Fb = 0, i.e. Fb >= 0 up to the quantiser) under
     /// push-back: Fb99 to the source when BA = 0.
-    pub(super) fn pushback_sample(
+    pub(in crate::sim) fn pushback_sample(
         &mut self,
         core: &mut Core,
         pi: usize,
@@ -302,7 +302,7 @@ impl Cm {
     }
 
     /// A data frame of flow `fi` leaves the rate limiter: mark it special if SONAR asks.
-    pub(super) fn sonar_on_send(&mut self, core: &mut Core, fi: usize, pkt: u32) {
+    pub(in crate::sim) fn sonar_on_send(&mut self, core: &mut Core, fi: usize, pkt: u32) {
         let now = core.now;
         let f = &core.flows[fi];
         let active = f.rp.as_ref().is_some_and(|rp| rp.is_active());
@@ -329,7 +329,7 @@ impl Cm {
     }
 
     /// A CNM reached flow `fi`'s RP (after the RP reacted): the ping timer goes to WP.
-    pub(super) fn sonar_on_cnm(&mut self, core: &mut Core, fi: usize) {
+    pub(in crate::sim) fn sonar_on_cnm(&mut self, core: &mut Core, fi: usize) {
         let now = core.now;
         let active = core.flows[fi].rp.as_ref().is_some_and(|rp| rp.is_active());
         let Some(s) = self.tr.flows[fi].sonar.as_mut() else {
@@ -341,7 +341,7 @@ impl Cm {
         }
     }
 
-    pub(super) fn on_ping_timer(&mut self, core: &mut Core, fi: u32, gen: u32) {
+    pub(in crate::sim) fn on_ping_timer(&mut self, core: &mut Core, fi: u32, gen: u32) {
         let now = core.now;
         match self.tr.flows[fi as usize].ping_timer.popped(now, gen) {
             Popped::Fire => {}
@@ -391,7 +391,7 @@ impl Cm {
     }
 
     /// A transient-response control frame (echo or Fb99) reached its host.
-    pub(super) fn transient_control(&mut self, core: &mut Core, pk: Pkt) {
+    pub(in crate::sim) fn transient_control(&mut self, core: &mut Core, pk: Pkt) {
         let now = core.now;
         let fi = pk.flow as usize;
         let src = core.flows[fi].src;

@@ -2,17 +2,17 @@
 //! reaction to BCN messages, on the shared congestion-management interface (sim/cm.rs). The
 //! rules are in proto/bcn.rs; see docs/models/bcn.md.
 
-use super::cm::CpState;
-use super::cm::{Cm, Ctrl};
-use super::*;
 use crate::proto::bcn::{BcnKind, BcnRp, BcnRpParams};
 use crate::scenario::Scenario;
+use crate::sim::cc::CpState;
+use crate::sim::cc::{Cm, Ctrl};
+use crate::sim::prelude::*;
 
 impl Cm {
     /// The BCN CP of port `pi` (CP slot `cpi`) sees data frame `pkt`: a negative BCN, a
     /// positive BCN (only to frames tagged with this CP) or a BCN(0,0) goes to its source.
     /// Returns the message sent, if any.
-    pub(super) fn bcn_cp_enqueue(
+    pub(in crate::sim) fn bcn_cp_enqueue(
         &mut self,
         core: &mut Core,
         pi: usize,
@@ -45,7 +45,7 @@ impl Cm {
     }
 
     /// The regulator's reaction to a BCN message `pk` (KIND_BCN or KIND_BCN0).
-    pub(super) fn bcn_react(
+    pub(in crate::sim) fn bcn_react(
         sc: &Scenario,
         rp: &mut BcnRp,
         p: &BcnRpParams,

@@ -11,17 +11,16 @@
 //! drop branch of `enqueue_data` (a shared port's "fits" is false), and release only from the
 //! slow transmit path (`Sim::slow`).
 
-use super::fastpath::Needs;
-use super::*;
 use crate::proto::buffer::{Mmu, PfcCmd, DROP_CAUSES};
 use crate::scenario::buffer as sbs;
+use crate::sim::prelude::*;
 
 /// The shared memories of the network (empty when `[shared_buffer]` is off).
 #[derive(Default)]
-pub(super) struct Buffers {
+pub(in crate::sim) struct Buffers {
     /// `[shared_buffer]` is on.
     on: bool,
-    pub(super) mmu: Vec<Mmu>,
+    pub(in crate::sim) mmu: Vec<Mmu>,
     /// Switch node of each memory.
     node: Vec<u32>,
     /// Per port: index of the memory it is an egress port of, or NONE.
@@ -34,11 +33,11 @@ pub(super) struct Buffers {
     /// Per memory: the flow-control slots of its lossless PGs (pool scope: XOFF/XON for all).
     lossless_slots: Vec<Vec<u32>>,
     /// The command of an admission waiting for `fc_enqueued`.
-    pub(super) pending: Option<PfcAsk>,
+    pub(in crate::sim) pending: Option<PfcAsk>,
 }
 
 impl Buffers {
-    pub(super) fn build(sc: &Scenario) -> Buffers {
+    pub(in crate::sim) fn build(sc: &Scenario) -> Buffers {
         let mut b = Buffers::default();
         if !sc.buffer.is_on() {
             return b;
@@ -80,7 +79,7 @@ impl Buffers {
     }
 
     /// The `switch_buffer` table: one row per shared-buffer switch.
-    pub(super) fn table(&self, sc: &Scenario) -> Option<Table> {
+    pub(in crate::sim) fn table(&self, sc: &Scenario) -> Option<Table> {
         if self.mmu.is_empty() {
             return None;
         }
@@ -170,7 +169,7 @@ impl Buffers {
 
     /// Summary rows: drops by cause over all shared memories, and lossless PGs whose configured
     /// headroom is below the bound of their link.
-    pub(super) fn summary_rows(&self, sc: &Scenario) -> Vec<(String, f64, String, String)> {
+    pub(in crate::sim) fn summary_rows(&self, sc: &Scenario) -> Vec<(String, f64, String, String)> {
         let mut rows = Vec::new();
         if self.mmu.is_empty() {
             return rows;
@@ -206,10 +205,10 @@ impl Buffers {
 /// A shared memory's XOFF or XON for a flow-control slot, for flow control to act on (the
 /// wiring raises or lowers the demand of each slot [`Buffers::pfc_target`] names).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct PfcAsk {
+pub(in crate::sim) struct PfcAsk {
     m: u32,
     slot: u32,
-    pub(super) cmd: PfcCmd,
+    pub(in crate::sim) cmd: PfcCmd,
 }
 
 impl Buffers {
@@ -218,7 +217,12 @@ impl Buffers {
     /// Returns whether it was admitted, and the memory's PFC command to act on now (a command
     /// of an admitted frame waits in `pending` until its CP has run, `Sim::fc_enqueued`).
     #[inline(never)]
-    pub(super) fn admit(&mut self, core: &Core, pi: usize, pkt: u32) -> (bool, Option<PfcAsk>) {
+    pub(in crate::sim) fn admit(
+        &mut self,
+        core: &Core,
+        pi: usize,
+        pkt: u32,
+    ) -> (bool, Option<PfcAsk>) {
         if core.ports[pi].cap != Capacity::Shared {
             return (false, None);
         }
@@ -247,7 +251,7 @@ impl Buffers {
 
     /// A data frame of `flow` queued at path entry `hop`, `size` bytes, left egress port `pi`
     /// of a shared-buffer switch: the memory's PFC command.
-    pub(super) fn release(
+    pub(in crate::sim) fn release(
         &mut self,
         core: &Core,
         pi: usize,
@@ -271,7 +275,7 @@ impl Buffers {
 
     /// How many slots a PFC command may act on ([`Buffers::pfc_target`]): the slot itself, or in
     /// pool scope every lossless PG of the memory.
-    pub(super) fn pfc_targets(&self, ask: &PfcAsk) -> usize {
+    pub(in crate::sim) fn pfc_targets(&self, ask: &PfcAsk) -> usize {
         if self.pool_scope(ask.m as usize) {
             self.lossless_slots[ask.m as usize].len()
         } else {
@@ -281,7 +285,7 @@ impl Buffers {
 
     /// The `k`-th slot a PFC command acts on, if it does (pool scope: the lossless PGs of the
     /// slot's priority).
-    pub(super) fn pfc_target(&self, ask: &PfcAsk, k: usize) -> Option<usize> {
+    pub(in crate::sim) fn pfc_target(&self, ask: &PfcAsk, k: usize) -> Option<usize> {
         if !self.pool_scope(ask.m as usize) {
             return Some(ask.slot as usize);
         }

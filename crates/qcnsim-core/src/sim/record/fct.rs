@@ -2,8 +2,8 @@
 //! finite flows, their ideal completion time alone on an idle fabric, slowdown, and the summary
 //! rows per size bin.
 
-use super::*;
 use crate::scenario::FlowSpec;
+use crate::sim::prelude::*;
 
 /// Size bins of the summary rows: (label, lower bound inclusive, upper bound exclusive), bytes.
 pub const BINS: &[(&str, u64, u64)] = &[
@@ -102,7 +102,7 @@ fn ideal_hops(sc: &Scenario, f: &FlowSpec) -> Vec<IdealHop> {
 }
 
 /// Summary rows: (metric, value, unit, detail).
-pub(super) type Rows = Vec<(String, f64, String, String)>;
+pub(in crate::sim) type Rows = Vec<(String, f64, String, String)>;
 
 /// Percentile `q` (0..100) of sorted values, nearest rank.
 fn percentile(sorted: &[f64], q: f64) -> f64 {
@@ -116,7 +116,7 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 impl<'a> Sim<'a> {
     /// The `fct` table (finite unicast flows only) and its summary rows; `None` without
     /// finite flows.
-    pub(super) fn fct_table(&self) -> Option<(Table, Rows)> {
+    pub(in crate::sim) fn fct_table(&self) -> Option<(Table, Rows)> {
         let sc = self.core.sc;
         let ix: Vec<usize> = (0..sc.flows.len())
             .filter(|&i| sc.flows[i].size_bytes.is_some() && sc.flows[i].group.is_none())

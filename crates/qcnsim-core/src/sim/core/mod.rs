@@ -1,0 +1,455 @@
+//! The data path: the state every frame touches (the clock, the event queue, the frame arena,
+//! ports and flows, the recorder, the transmission-done slot) and the primitives on it. The
+//! mechanisms around it (sim/cc, sim/switch, sim/host, sim/topology) borrow [`Core`] to act;
+//! the data path's own steps (queueing, sending, delivering: `datapath.rs`; sources and rate
+//! limiters: `sources.rs`) call them through the wiring (sim/wiring.rs).
+
+use crate::sim::prelude::*;
+
+mod datapath;
+mod sources;
+
+pub(in crate::sim) const NONE: u32 = u32::MAX;
+pub(in crate::sim) const NEVER: SimTime = SimTime::MAX;
+
+/// Engine events. Small and `Copy`; indices refer to the simulator's arenas. (The default only
+/// fills the event queue's unused slots; it is never scheduled by being a default.)
+#[derive(Clone, Copy, Debug, Default)]
+pub(in crate::sim) enum Ev {
+    /// A traffic source produces its next frame.
+    Gen {
+        flow: u32,
+    },
+    /// The head of a flow's rate-limiter queue may leave (stale if `gen` is old).
+    RlRelease {
+        flow: u32,
+        gen: u32,
+    },
+    /// A frame has been received by a switch and passed its forwarding latency.
+    SwitchArrive {
+        pkt: u32,
+    },
+    /// An egress port finished a frame and has more waiting.
+    TxDone {
+        port: u32,
+    },
+    /// A control frame reaches a host.
+    HostControl {
+        pkt: u32,
+    },
+    /// A rate-limiter timer fires (stale if `gen` is old).
+    RpTimer {
+        flow: u32,
+        gen: u32,
+    },
+    /// A scheduled change of a port's service rate.
+    PortRate {
+        entry: u32,
+    },
+    /// An edge (0 = start, 1 = end) of the multicast statistics window. (Every payload field is
+    /// a `u32`, so all variants keep their fields at the same offsets and an event is copied
+    /// with few loads.)
+    McStats {
+        edge: u32,
+    },
+    #[default]
+    SampleQueues,
+    SampleRates,
+    /// A BA sensor's hold timer (index into the BA sensors; stale if `gen` is old).
+    BaTimer {
+        ba: u32,
+        gen: u32,
+    },
+    /// A SONAR ping timer (stale if `gen` is old).
+    PingTimer {
+        flow: u32,
+        gen: u32,
+    },
+    /// A PAUSE/PFC frame for flow-control slot `slot` is acted upon (see sim/pause.rs).
+    PauseRx {
+        slot: u32,
+        quanta: u32,
+    },
+    /// A pause of `slot` may expire (stale if `gen` is old).
+    PauseExpire {
+        slot: u32,
+        gen: u32,
+    },
+    /// The switch's refresh timer of `slot` (stale if `gen` is old).
+    PauseRefresh {
+        slot: u32,
+        gen: u32,
+    },
+    /// DCQCN: the receiver of `flow` sends a CNP (sim/dcqcn.rs).
+    Cnp {
+        flow: u32,
+    },
+    /// Periodic deadlock / PFC watchdog check (sim/deadlock.rs).
+    FcCheck,
+    /// Go-back-N: the receiver of `flow` sends an ACK or a NACK (sim/transport.rs).
+    GbnReply {
+        flow: u32,
+        code: u32,
+    },
+    /// Go-back-N: the retransmission timer of `flow` (stale if `gen` is old).
+    GbnRto {
+        flow: u32,
+        gen: u32,
+    },
+    /// A link fails (`up` = 0) or recovers (sim/links.rs).
+    LinkChange {
+        link: u32,
+        up: u32,
+    },
+    /// A data frame of a hop-by-hop routed flow reaches its destination host (sim/links.rs).
+    Arrive {
+        pkt: u32,
+    },
+}
+
+pub(in crate::sim) const KIND_DATA: u8 = 0;
+/// QCN congestion notification message (payload qntzFb).
+pub(in crate::sim) const KIND_CNM: u8 = 1;
+/// BCN message with feedback (payload Fb in bytes: < 0 negative, > 0 positive).
+pub(in crate::sim) const KIND_BCN: u8 = 2;
+/// BCN(0,0), severe congestion (payload 0).
+pub(in crate::sim) const KIND_BCN0: u8 = 3;
+/// NIC-side QCN feedback: a congestion message carrying the CP's Qlen (payload: bytes,
+/// saturating; sim/nicfb.rs).
+pub(in crate::sim) const KIND_CONMES: u8 = 4;
+/// DCQCN congestion notification packet, from a flow's receiver (payload 0; sim/dcqcn.rs).
+pub(in crate::sim) const KIND_CNP: u8 = 5;
+/// Go-back-N acknowledgement from a flow's receiver (payload: the next expected sequence;
+/// sim/transport.rs).
+pub(in crate::sim) const KIND_ACK: u8 = 6;
+/// Go-back-N negative acknowledgement (payload: the sequence to resend from).
+pub(in crate::sim) const KIND_NACK: u8 = 7;
+
+/// Frames are 32 bytes, aligned: two to a cache line in the arena, never across two lines.
+const _: () = assert!(std::mem::size_of::<Pkt>() == 32);
+
+#[derive(Clone, Copy, Default)]
+#[repr(align(32))]
+pub(in crate::sim) struct Pkt {
+    pub(in crate::sim) born: SimTime,
+    pub(in crate::sim) size: u32,
+    pub(in crate::sim) flow: u32,
+    /// Data: index into the flow's path of the port it is queued at / was sent from.
+    pub(in crate::sim) hop: u16,
+    pub(in crate::sim) kind: u8,
+    /// Feedback messages: the payload (see sim/cm.rs for each kind; QCN CNM: qntzFb). Data
+    /// frame of a representative-feedback flow: F̂b.
+    pub(in crate::sim) fb: i32,
+    /// Feedback messages: CPID of the CP that sent it (its port index). Data frame: the CPID tag
+    /// of the BCN regulator that limits it, or the representative CPID (NO_CPID = unset).
+    pub(in crate::sim) cpid: u32,
+    /// Control frames: the node currently holding the frame (their destination is always the
+    /// source host of `flow`).
+    pub(in crate::sim) at: u32,
+    /// Data: [`FLAG_SPECIAL`] (a SONAR special frame), [`FLAG_CE`] (ECN congestion
+    /// experienced, set by a DCQCN congestion point), [`FLAG_GBN`] (a go-back-N frame).
+    pub(in crate::sim) flags: u8,
+}
+
+/// A frame its source has made, waiting in the flow's rate-limiter queue: all a new data frame
+/// carries until it leaves the rate limiter (`Sim::admit` makes it a frame in the arena then).
+/// Half the size of a frame in the arena, kept in a ring per flow and read in order, so that a
+/// backlogged source's queue (often a hundred frames) does not push the arena's frames out of
+/// the cache (docs/performance.md, "Greedy sources, fifth round").
+#[derive(Clone, Copy)]
+pub(in crate::sim) struct Made {
+    pub(in crate::sim) born: SimTime,
+    pub(in crate::sim) size: u32,
+    /// A go-back-N frame's sequence number (`NONE` for other flows).
+    pub(in crate::sim) seq: u32,
+}
+
+/// `Pkt::flags`: a SONAR special frame.
+pub(in crate::sim) const FLAG_SPECIAL: u8 = 1;
+/// `Pkt::flags`: ECN CE (marked by a DCQCN congestion point).
+pub(in crate::sim) const FLAG_CE: u8 = 2;
+/// `Pkt::flags`: a data frame of a go-back-N flow (its sequence number is in `fb`).
+pub(in crate::sim) const FLAG_GBN: u8 = 4;
+
+/// Fields in the order of use (`repr(C)`): what the send of a frame reads and writes first, in
+/// four cache lines (the compiler's own order spread it over all six); statistics and rarely
+/// read settings last. Aligned to a cache line, so that every port's lines are the same.
+#[repr(C, align(64))]
+pub(in crate::sim) struct Port {
+    pub(in crate::sim) cp: u32,
+    /// Index of the port's BA sensor, or NONE.
+    pub(in crate::sim) ba: u32,
+    /// DCQCN marking at dequeue: index of the port's marker in `cps` (NONE otherwise; marking
+    /// at enqueue goes through `cp`).
+    pub(in crate::sim) ecn: u32,
+    pub(in crate::sim) tput_slot: u32,
+    /// Serialisation time of the last frame size seen at the current rate (a cache: frames
+    /// mostly have one size).
+    pub(in crate::sim) last_size: u32,
+    pub(in crate::sim) peer: u32,
+    pub(in crate::sim) txdone_pending: bool,
+    /// Its transmission-done may use the slot beside the event queue (`prepare_ports`).
+    pub(in crate::sim) slot_ok: bool,
+    /// What never changes during a run allows a frame to go straight to the wire when the port
+    /// is idle and empty (`send_direct`; set by `prepare_ports`).
+    pub(in crate::sim) direct_ok: bool,
+    pub(in crate::sim) peer_is_switch: bool,
+    /// The transmitting node is a switch (its data frames count as forwarded).
+    pub(in crate::sim) from_switch: bool,
+    /// Flow control: frames waiting in `pq` plus flow-control frames waiting to be sent.
+    pub(in crate::sim) fc_waiting: u32,
+    pub(in crate::sim) busy_until: SimTime,
+    pub(in crate::sim) last_tx: SimTime,
+    /// Idle time after the frame of `last_size` (the inter-frame gap at the current rate).
+    pub(in crate::sim) last_gap: SimTime,
+    /// Delay from the end of transmission to the frame being queued at the peer's egress
+    /// (propagation + extra delay line + the peer switch's latency).
+    pub(in crate::sim) to_peer_queue: SimTime,
+    pub(in crate::sim) q: VecDeque<u32>,
+    pub(in crate::sim) ctrl: VecDeque<u32>,
+    pub(in crate::sim) cap: Capacity,
+    /// PFC: one data queue per priority and its bytes (empty otherwise; then `q` is used).
+    pub(in crate::sim) pq: Vec<VecDeque<u32>>,
+    pub(in crate::sim) q_bytes: u64,
+    pub(in crate::sim) max_q_bytes: u64,
+    // statistics
+    pub(in crate::sim) tx_frames: u64,
+    pub(in crate::sim) tx_bytes: u64,
+    pub(in crate::sim) q_last_t: SimTime,
+    /// Integral of the queue length over time, byte·ps.
+    pub(in crate::sim) q_area: u128,
+    /// Propagation only (to a host).
+    pub(in crate::sim) prop: SimTime,
+    pub(in crate::sim) rate: f64,
+    pub(in crate::sim) node: u32,
+    /// Wire overhead of every frame on this link, bytes: before it (preamble) and after it (IFG).
+    pub(in crate::sim) preamble: u32,
+    pub(in crate::sim) ifg: u32,
+    pub(in crate::sim) pq_bytes: Vec<u64>,
+    pub(in crate::sim) drop_frames: u64,
+    pub(in crate::sim) drop_bytes: u64,
+    pub(in crate::sim) cnm_sent: u64,
+    /// BCN messages sent by this port's CP: negative, positive, BCN(0,0).
+    pub(in crate::sim) bcn_sent: [u64; 3],
+}
+
+impl Port {
+    /// Cache the wire times of a frame of `size` bytes at the current rate: until its last bit
+    /// has left (preamble + frame) and the idle gap after it (IFG).
+    #[inline]
+    pub(in crate::sim) fn set_wire_times(&mut self, size: u32) {
+        self.last_size = size;
+        let tx = units::tx_time_f((size + self.preamble) as u64, self.rate);
+        self.last_tx = tx;
+        self.last_gap = if self.ifg == 0 {
+            0
+        } else {
+            units::tx_time_f((size + self.preamble + self.ifg) as u64, self.rate) - tx
+        };
+    }
+
+    #[inline]
+    pub(in crate::sim) fn q_frames(&self) -> usize {
+        self.q.len() + self.pq.iter().map(|q| q.len()).sum::<usize>()
+    }
+
+    #[inline]
+    pub(in crate::sim) fn track_q(&mut self, now: SimTime) {
+        self.q_area += self.q_bytes as u128 * (now - self.q_last_t) as u128;
+        self.q_last_t = now;
+    }
+}
+
+/// Fields in the order of use (`repr(C)`): what a frame's generation, departure and delivery
+/// read and write first, in five cache lines (the reaction point and the rarely read settings
+/// after them); with many flows each flow's lines are cold when its next frame comes. Aligned
+/// to a cache line, so that every flow's lines are the same.
+#[repr(C, align(64))]
+pub(in crate::sim) struct Flow {
+    /// Time of the next frame, or NEVER.
+    pub(in crate::sim) next_gen: SimTime,
+    pub(in crate::sim) gen_k: u64,
+    pub(in crate::sim) gen_bytes: u64,
+    pub(in crate::sim) gen_frames: u64,
+    pub(in crate::sim) stop: SimTime,
+    /// CBR schedule origin: the start, or for a go-back-N flow that went back to frame j at t,
+    /// t - round(j * gap) (frame j due at t exactly).
+    pub(in crate::sim) cbr_t0: SimTime,
+    /// Time between CBR frames, ps (fractional; frame k is due at cbr_t0 + round(k * gap)).
+    pub(in crate::sim) cbr_gap_ps: f64,
+    /// A greedy source's gap between frames, `round_ps(cbr_gap_ps)` (one frame time at its rate).
+    pub(in crate::sim) greedy_gap: SimTime,
+    pub(in crate::sim) rl_q: VecDeque<Made>,
+    pub(in crate::sim) rl_q_bytes: u64,
+    pub(in crate::sim) rl_cap: u64,
+    pub(in crate::sim) size: Option<u64>,
+    pub(in crate::sim) path: Vec<u32>,
+    pub(in crate::sim) sent_frames: u64,
+    pub(in crate::sim) sent_bytes: u64,
+    pub(in crate::sim) frame: u32,
+    /// Go-back-N flow: index into `Sim::gbn` (NONE for open-loop flows).
+    pub(in crate::sim) gbn: u32,
+    /// Multicast flow: index into `Sim::mcast` (NONE for unicast).
+    pub(in crate::sim) mc: u32,
+    pub(in crate::sim) src: u32,
+    pub(in crate::sim) traffic: Traffic,
+    /// No Gen event is pending: frames are generated at the next rate-limiter departure.
+    pub(in crate::sim) gen_lazy: bool,
+    /// Arrivals need more than counting (`deliver`): a subsystem receives them (a multicast or a
+    /// go-back-N flow, hop-by-hop routing; sim/fastpath.rs).
+    pub(in crate::sim) rx_special: bool,
+    /// Representative feedback: data frames carry the RP's F̂b and representative CPID.
+    pub(in crate::sim) rep_fb: bool,
+    /// The source NIC is paused for this flow's class: its rate limiter sends nothing.
+    pub(in crate::sim) gated: bool,
+    /// Flow-control class (PFC priority queue; 0 otherwise).
+    pub(in crate::sim) class: u8,
+    /// How data frames are routed at switches: the fixed `path` ([`links::ROUTE_PATH`]),
+    /// spraying ([`links::ROUTE_SPRAY`]: a port drawn per frame) or hop by hop on the routes of
+    /// the moment ([`links::ROUTE_LOOKUP`], with link failures).
+    pub(in crate::sim) route: u8,
+    /// The rate limiter's pacer, filled at CR.
+    pub(in crate::sim) bucket: TokenBucket,
+    /// Departure of the head of the rate-limiter queue.
+    pub(in crate::sim) rl_timer: LazyTimer,
+    pub(in crate::sim) rx_frames: u64,
+    pub(in crate::sim) rx_bytes: u64,
+    pub(in crate::sim) delay_sum: f64,
+    pub(in crate::sim) late_frames: u64,
+    pub(in crate::sim) finish: Option<SimTime>,
+    pub(in crate::sim) dst: u32,
+    pub(in crate::sim) rl_drops: u64,
+    pub(in crate::sim) rp: Option<Reaction>,
+    /// The RP's rate-increase timer.
+    pub(in crate::sim) rp_timer: LazyTimer,
+    pub(in crate::sim) rate_bps: f64,
+    pub(in crate::sim) start: SimTime,
+    /// Bernoulli slot length and probability; Poisson mean gap (ps).
+    pub(in crate::sim) slot_ps: SimTime,
+    pub(in crate::sim) p: f64,
+    pub(in crate::sim) rng: Rng,
+    pub(in crate::sim) nic_drops: u64,
+    pub(in crate::sim) net_drops: u64,
+    pub(in crate::sim) cnm_rx: u64,
+    /// BCN messages received: negative, positive, BCN(0,0).
+    pub(in crate::sim) bcn_rx: [u64; 3],
+}
+
+/// The data path's state: the clock, the event queue, the frame arena, ports and flows, the
+/// recorder and the transmission-done slot. The mechanisms around it ([`Sim`]'s other fields)
+/// borrow it to act.
+pub(in crate::sim) struct Core<'a> {
+    pub(in crate::sim) sc: &'a Scenario,
+    pub(in crate::sim) now: SimTime,
+    pub(in crate::sim) end: SimTime,
+    pub(in crate::sim) q: EventQueue<Ev>,
+    pub(in crate::sim) pkts: Vec<Pkt>,
+    pub(in crate::sim) free: Vec<u32>,
+    pub(in crate::sim) ports: Vec<Port>,
+    pub(in crate::sim) flows: Vec<Flow>,
+    pub(in crate::sim) rec: Recorder,
+    pub(in crate::sim) events: u64,
+    pub(in crate::sim) frames_forwarded: u64,
+    /// Data frames in the arena (frames still in a rate-limiter queue are not there yet).
+    pub(in crate::sim) live_data: u64,
+    pub(in crate::sim) lazy_gen: bool,
+    /// Frames that a full rate-limiter queue would drop are counted without being built
+    /// (`catch_up`); off only to check that against building and dropping each one.
+    pub(in crate::sim) count_drops: bool,
+    /// Per-packet spraying: the stream of port draws and a scratch list of candidates.
+    pub(in crate::sim) spray_rng: Rng,
+    pub(in crate::sim) spray_cand: Vec<u32>,
+    /// A subsystem asked for the slow path (flow control, a shared memory, link failures):
+    /// egress ports take `slow_start_next`, no idle-port shortcut (sim/fastpath.rs).
+    pub(in crate::sim) slow: bool,
+    /// The transmission-done slot (sim/fabric.rs, `txdone_at!`): one `TxDone` kept outside the
+    /// event queue, with the sequence number it would have had there; `slot_t` is `NEVER` when
+    /// empty. `slot_on` is the test switch (`set_txdone_slot`).
+    pub(in crate::sim) slot_t: SimTime,
+    pub(in crate::sim) slot_seq: u64,
+    pub(in crate::sim) slot_port: u32,
+    pub(in crate::sim) slot_on: bool,
+    /// Transmission-dones fired from the slot: events, not in `events` (the loop's pops).
+    pub(in crate::sim) slot_fires: u64,
+    /// Per link: down (sim/links.rs keeps it; empty without link failures).
+    pub(in crate::sim) link_down: Vec<bool>,
+    /// The routes of the moment, with link failures (sim/links.rs recomputes them).
+    pub(in crate::sim) routes_now: Option<crate::scenario::Routes>,
+    /// `cc.feedback_route = "reverse"`: per flow, the port back towards the flow's source at
+    /// each node of its data path or tree; empty for shortest paths.
+    pub(in crate::sim) rev_route: cc::ReverseRoutes,
+    /// Test switches of the fast path (sim/fastpath.rs): frames may go straight to the wire,
+    /// and the subsystem whose answers the shortcuts ignore.
+    pub(in crate::sim) direct_on: bool,
+    pub(in crate::sim) ignore_needs: Option<&'static str>,
+}
+
+impl Core<'_> {
+    /// A frame into the arena (a free slot when there is one).
+    #[inline]
+    pub(in crate::sim) fn alloc(&mut self, p: Pkt) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.pkts[i as usize] = p;
+            i
+        } else {
+            self.pkts.push(p);
+            (self.pkts.len() - 1) as u32
+        }
+    }
+
+    /// A frame leaves the arena.
+    #[inline]
+    pub(in crate::sim) fn release(&mut self, i: u32) {
+        if self.pkts[i as usize].kind == KIND_DATA {
+            self.live_data -= 1;
+        }
+        self.free.push(i);
+    }
+
+    /// The port a feedback message of `flow` at node `at` leaves by towards the flow's source:
+    /// the routes of the moment (with link failures), the shortest path, or
+    /// (`cc.feedback_route = "reverse"`) the reverse of the flow's path.
+    #[inline]
+    pub(in crate::sim) fn feedback_next(&self, at: usize, flow: u32) -> Option<usize> {
+        let src = self.flows[flow as usize].src as usize;
+        if let Some(r) = &self.routes_now {
+            return r.next(at, src);
+        }
+        if self.rev_route.is_empty() {
+            return self.sc.routes.next(at, src);
+        }
+        self.rev_route.port(flow as usize, at)
+    }
+
+    /// The link of port `pi` is down (always false without link failures).
+    #[inline]
+    pub(in crate::sim) fn port_down(&self, pi: usize) -> bool {
+        self.link_down.get(pi / 2).copied().unwrap_or(false)
+    }
+
+    /// The RP's rate-increase timer of `flow` may fire.
+    #[inline]
+    pub(in crate::sim) fn on_rp_timer(&mut self, flow: u32, gen: u32) {
+        let now = self.now;
+        let f = &mut self.flows[flow as usize];
+        match f.rp_timer.popped(now, gen) {
+            Popped::Fire => {
+                if let Some(rp) = f.rp.as_mut() {
+                    let out = rp.on_timer(now);
+                    self.rp_output(flow as usize, out, now);
+                }
+            }
+            Popped::Requeue(t) => self.q.push(t, Ev::RpTimer { flow, gen }),
+            Popped::Stale => {}
+        }
+    }
+
+    /// A scheduled change of a port's service rate (the frame in transmission finishes at the
+    /// old rate).
+    pub(in crate::sim) fn on_port_rate(&mut self, entry: usize) {
+        let s = &self.sc.schedule[entry];
+        let port = &mut self.ports[s.port];
+        port.rate = s.rate_bps;
+        port.last_size = 0;
+    }
+}
