@@ -172,3 +172,164 @@ fn the_check_finds_an_import_that_points_up() {
     let names: Vec<&str> = bad.iter().map(|b| b.2.as_str()).collect();
     assert_eq!(names, ["api", "sim"], "{bad:?}");
 }
+
+/// The rooms of the simulator (src/sim, docs/code-layout.md): each subsystem, its files and the
+/// names it owns (types and module paths). A subsystem names no other subsystem, and neither
+/// does the data path (sim/core: it calls the wiring's hooks); only the simulator's top files
+/// (mod.rs, build.rs, wiring.rs, fastpath.rs) and the output assembly (sim/record) know them
+/// all. The data path's steps are the simulator's methods (they call the hooks); a subsystem's
+/// act on `&mut Core`. `Reaction` (a flow's reaction point, the rate limiter's controller) is congestion
+/// management's type that the data path's flows hold.
+const SUBSYSTEMS: &[(&str, &[&str], &[&str])] = &[
+    (
+        "congestion management",
+        &["cc/"],
+        &[
+            "Cm",
+            "CpState",
+            "Ctrl",
+            "NicFbState",
+            "DcqcnState",
+            "Transient",
+            "cc::",
+            "qcn::",
+            "bcn::",
+            "nicfb::",
+            "dcqcn::",
+            "transient::",
+        ],
+    ),
+    (
+        "flow control",
+        &["switch/flow_control.rs", "switch/deadlock.rs"],
+        &["Fc", "Guard", "Next", "flow_control::", "deadlock::"],
+    ),
+    (
+        "shared buffer",
+        &["switch/buffer.rs"],
+        &["Buffers", "PfcAsk", "buffer::"],
+    ),
+    (
+        "multicast",
+        &["switch/multicast.rs"],
+        &["Multicast", "McFlow", "multicast::"],
+    ),
+    (
+        "transport",
+        &["host/transport.rs"],
+        &["GbnState", "Withdrawn", "transport::"],
+    ),
+    (
+        "link failures",
+        &["topology/links.rs"],
+        &["LinkState", "PortChange", "links::"],
+    ),
+];
+
+/// Whether `code` uses the name `name` (a whole identifier, or a path prefix ending in `::`).
+fn names(code: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(k) = code[from..].find(name) {
+        let at = from + k;
+        let before = code[..at].chars().next_back();
+        let after = code[at + name.len()..].chars().next();
+        // a module path counts where it starts a path (`proto::multicast::` is another module)
+        let starts = !before.is_some_and(|c| ident(c) || (c == ':' && name.ends_with("::")));
+        let ends = name.ends_with("::") || !after.is_some_and(ident);
+        if starts && ends {
+            return true;
+        }
+        from = at + name.len();
+    }
+    false
+}
+
+/// (file, what it names that it must not)
+fn room_violations(sim: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rs_files(sim, &mut files);
+    files.sort();
+    let mut bad = Vec::new();
+    for f in files {
+        let rel = f
+            .strip_prefix(sim)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let code = strip_comments(&fs::read_to_string(&f).unwrap());
+        let own = SUBSYSTEMS
+            .iter()
+            .position(|(_, paths, _)| paths.iter().any(|p| rel.starts_with(p)));
+        let in_core = rel.starts_with("core/");
+        if own.is_none() && !in_core {
+            // the top files and the output assembly know every subsystem
+            continue;
+        }
+        if own.is_some() && names(&code, "Sim") {
+            bad.push((
+                rel.clone(),
+                "Sim (a subsystem acts on &mut Core)".to_string(),
+            ));
+        }
+        for (k, (sub, _, owned)) in SUBSYSTEMS.iter().enumerate() {
+            if Some(k) == own {
+                continue;
+            }
+            for n in owned.iter() {
+                if names(&code, n) {
+                    bad.push((rel.clone(), format!("{n} ({sub})")));
+                }
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn subsystems_and_the_data_path_name_no_subsystem() {
+    let sim = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/sim");
+    let bad = room_violations(&sim);
+    assert!(bad.is_empty(), "names across rooms (file, name):\n{bad:#?}");
+    // every subsystem's files exist
+    for (sub, paths, _) in SUBSYSTEMS {
+        for p in paths.iter() {
+            assert!(sim.join(p).exists(), "{sub}: {p} missing");
+        }
+    }
+}
+
+#[test]
+fn the_room_check_finds_a_subsystem_that_calls_another() {
+    let dir = std::env::temp_dir().join(format!("qcnsim-rooms-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    for d in ["cc", "switch", "host", "topology", "core"] {
+        fs::create_dir_all(dir.join(d)).unwrap();
+    }
+    // congestion management asking flow control to pause, through the simulator
+    fs::write(
+        dir.join("cc/mod.rs"),
+        "// Fc in a comment is fine\nimpl Cm { fn f(&mut self, fc: &mut Fc) {} }\nimpl Sim {}\n",
+    )
+    .unwrap();
+    // the data path calling the transport directly; `PortChanges` is not `PortChange`
+    fs::write(
+        dir.join("core/datapath.rs"),
+        "fn g(s: &mut X) { s.gbn.made(); transport::GbnState::restart(); let _ = PortChanges; }\n",
+    )
+    .unwrap();
+    fs::write(dir.join("topology/links.rs"), "struct LinkState;\n").unwrap();
+    let bad = room_violations(&dir);
+    let _ = fs::remove_dir_all(&dir);
+    let got: Vec<String> = bad.iter().map(|(f, n)| format!("{f}: {n}")).collect();
+    assert_eq!(
+        got,
+        [
+            "cc/mod.rs: Sim (a subsystem acts on &mut Core)",
+            "cc/mod.rs: Fc (flow control)",
+            "core/datapath.rs: GbnState (transport)",
+            "core/datapath.rs: transport:: (transport)",
+        ],
+        "{bad:?}"
+    );
+}

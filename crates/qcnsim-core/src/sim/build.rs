@@ -197,11 +197,11 @@ impl<'a> Core<'a> {
                 class: sc.fc.class_of(f.priority) as u8,
                 gated: false,
                 route: if !sc.link_events.is_empty() && f.group.is_none() {
-                    links::ROUTE_LOOKUP
+                    ROUTE_LOOKUP
                 } else if f.spray {
-                    links::ROUTE_SPRAY
+                    ROUTE_SPRAY
                 } else {
-                    links::ROUTE_PATH
+                    ROUTE_PATH
                 },
             });
         }
@@ -236,9 +236,9 @@ impl<'a> Core<'a> {
             },
             routes_now: (!sc.link_events.is_empty()).then(|| sc.routes.clone()),
             rev_route: if sc.feedback_reverse {
-                cc::ReverseRoutes::of(sc)
+                ReverseRoutes::of(sc)
             } else {
-                cc::ReverseRoutes::default()
+                ReverseRoutes::default()
             },
             direct_on: true,
             ignore_needs: None,

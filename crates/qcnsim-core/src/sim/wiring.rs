@@ -10,6 +10,95 @@ use crate::sim::switch::flow_control::Next;
 use crate::sim::topology::links::PortChange;
 
 impl<'a> Sim<'a> {
+    // ---------------------------------------------------------------- the data path's hooks
+    //
+    // The data path (sim/core/datapath.rs, sources.rs) names no subsystem: it calls these at the
+    // points where subsystems take part. Always inlined: they are the data path's own code.
+
+    /// A data frame of flow `fi` goes to its source NIC with representative feedback: the
+    /// source stamps it (sim/cc/qcn.rs).
+    #[inline(always)]
+    pub(super) fn hook_to_nic(&mut self, fi: usize, pkt: u32) {
+        cc::Cm::mc_stamp(&mut self.core, fi, pkt);
+    }
+
+    /// A SONAR special frame of `flow` arrives at egress port `pi`, before admission.
+    #[inline(always)]
+    pub(super) fn hook_special_arrives(&mut self, pi: usize, flow: u32) {
+        if let Some(c) = self.cm.sonar_special_arrives(&mut self.core, pi, flow) {
+            self.enqueue_ctrl(c.port, c.pkt);
+        }
+    }
+
+    /// Port `pi`'s queue length changed (it has a BA sensor).
+    #[inline(always)]
+    pub(super) fn hook_qlen(&mut self, pi: usize) {
+        self.cm.ba_qlen(&mut self.core, pi);
+    }
+
+    /// Data frame `pkt` of `size` bytes was queued at port `pi`, which runs a congestion point;
+    /// the queue holds `qlen` bytes. Its feedback, if any, is queued.
+    #[inline(always)]
+    pub(super) fn hook_cp(&mut self, pi: usize, pkt: u32, qlen: u64, size: u32) {
+        if let Some(c) = self.cm.cp_enqueue(&mut self.core, pi, pkt, qlen, size) {
+            self.enqueue_ctrl(c.port, c.pkt);
+        }
+    }
+
+    /// Data frame `pkt` was queued at port `pi`, after its congestion point: flow control.
+    #[inline(always)]
+    pub(super) fn hook_enqueued(&mut self, pi: usize, pkt: u32) {
+        if self.fc.on {
+            self.fc_enqueued(pi, pkt);
+        }
+    }
+
+    /// Data frame `pkt` leaves port `pi`, which marks at dequeue (DCQCN).
+    #[inline(always)]
+    pub(super) fn hook_dequeue_mark(&mut self, pi: usize, pkt: u32) {
+        let ecn = self.core.ports[pi].ecn as usize;
+        self.cm.ecn_mark(&mut self.core, pi, ecn, pkt);
+    }
+
+    /// Frame `seq` of go-back-N flow `flow` goes on the wire at its source NIC.
+    #[inline(always)]
+    pub(super) fn hook_on_wire(&mut self, flow: u32, seq: i32) {
+        self.gbn.on_wire(&mut self.core, flow, seq);
+    }
+
+    /// The source made frame `seq` of go-back-N flow `fi`.
+    #[inline(always)]
+    pub(super) fn hook_made(&mut self, fi: usize, seq: u32, size: u32) {
+        self.gbn.made(&self.core, fi, seq, size);
+    }
+
+    /// Data frame `pkt` of flow `fi` leaves its rate limiter (SONAR may make it special).
+    #[inline(always)]
+    pub(super) fn hook_departure(&mut self, fi: usize, pkt: u32) {
+        if self.cm.tr.sonar_on(fi) {
+            self.cm.sonar_on_send(&mut self.core, fi, pkt);
+        }
+    }
+
+    /// A data frame of a go-back-N flow reaches its receiver at `t`.
+    #[inline(always)]
+    pub(super) fn hook_transport_rx(&mut self, pk: Pkt, t: SimTime) {
+        self.gbn.receive(&mut self.core, pk, t);
+    }
+
+    /// A copy of multicast flow `fi` reaches its member at `t`.
+    #[inline(always)]
+    pub(super) fn hook_member_rx(&mut self, fi: usize, hop: u16, size: u32, t: SimTime) {
+        self.mcast.delivered(&mut self.core.flows[fi], hop, size, t);
+    }
+
+    /// A CE-marked data frame of `flow` reaches its receiver at `t` (DCQCN's notification
+    /// point).
+    #[inline(always)]
+    pub(super) fn hook_marked(&mut self, flow: u32, t: SimTime) {
+        self.cm.np_marked(&mut self.core, flow, t);
+    }
+
     /// A link fails or recovers (sim/links.rs): kick the ports that may send again, and tell the
     /// queue watchers of the ports whose queue it emptied.
     #[inline(never)]
@@ -51,12 +140,12 @@ impl<'a> Sim<'a> {
     pub(super) fn received(&mut self, pkt: u32, t: SimTime) {
         let pk = self.core.pkts[pkt as usize];
         if self.core.flows[pk.flow as usize].gbn != NONE {
-            self.gbn.receive(&mut self.core, pk, t);
+            self.hook_transport_rx(pk, t);
         } else {
             Self::count_rx(&mut self.core.flows[pk.flow as usize], pk.size, pk.born, t);
         }
         if pk.flags & FLAG_CE != 0 {
-            self.cm.np_marked(&mut self.core, pk.flow, t);
+            self.hook_marked(pk.flow, t);
         }
         self.core.live_data -= 1;
         self.core.free.push(pkt);
@@ -169,7 +258,7 @@ impl<'a> Sim<'a> {
         match self.fc.next_frame(&mut self.core, pi) {
             Next::Nothing => {}
             Next::Pause(slot) => self.fc.send_frame(&mut self.core, pi, slot),
-            Next::Ctrl(c) => self.transmit(pi, c),
+            Next::Control(c) => self.transmit(pi, c),
             Next::Data(pkt) => {
                 let port = &self.core.ports[pi];
                 let (from_switch, shared) = (port.from_switch, port.cap == Capacity::Shared);

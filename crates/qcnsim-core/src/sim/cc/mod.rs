@@ -461,49 +461,6 @@ pub(in crate::sim) fn bcn_index(kind: u8, payload: i32) -> usize {
     }
 }
 
-/// `cc.feedback_route = "reverse"`: for each flow and node on its data path (or multicast tree),
-/// the port back towards the source: the reverse direction (`port ^ 1`, the same link) of the
-/// path port that enters the node. Every node of a path or tree is entered by one port. Memory
-/// is one entry per path port (what is routed), not flows x nodes.
-#[derive(Debug, Default)]
-pub(in crate::sim) struct ReverseRoutes {
-    /// Flow `f`'s entries are `ent[off[f]..off[f + 1]]`, sorted by node.
-    off: Vec<usize>,
-    /// (node, port back towards the source).
-    ent: Vec<(u32, u32)>,
-}
-
-impl ReverseRoutes {
-    pub(in crate::sim) fn of(sc: &Scenario) -> ReverseRoutes {
-        let mut off = Vec::with_capacity(sc.flows.len() + 1);
-        let mut ent = Vec::with_capacity(sc.flows.iter().map(|f| f.path.len()).sum());
-        off.push(0);
-        for f in &sc.flows {
-            let first = ent.len();
-            for &p in &f.path {
-                let (_, to) = sc.port_ends(p);
-                ent.push((to as u32, (p ^ 1) as u32));
-            }
-            ent[first..].sort_unstable();
-            off.push(ent.len());
-        }
-        ReverseRoutes { off, ent }
-    }
-
-    pub(in crate::sim) fn is_empty(&self) -> bool {
-        self.off.is_empty()
-    }
-
-    /// The port back towards flow `f`'s source at node `at`; `None` off its path.
-    #[inline]
-    pub(in crate::sim) fn port(&self, f: usize, at: usize) -> Option<usize> {
-        let e = &self.ent[self.off[f]..self.off[f + 1]];
-        e.binary_search_by_key(&(at as u32), |&(n, _)| n)
-            .ok()
-            .map(|i| e[i].1 as usize)
-    }
-}
-
 impl Needs for Cm {
     fn name(&self) -> &'static str {
         "cm"

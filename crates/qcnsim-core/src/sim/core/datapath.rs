@@ -32,7 +32,7 @@ impl<'a> Sim<'a> {
         f.sent_bytes += self.core.pkts[pkt as usize].size as u64;
         let port = f.path[0] as usize;
         if f.rep_fb {
-            cc::Cm::mc_stamp(&mut self.core, fi, pkt);
+            self.hook_to_nic(fi, pkt);
         }
         self.enqueue_data(port, pkt);
     }
@@ -84,9 +84,7 @@ impl<'a> Sim<'a> {
         let size = self.core.pkts[pkt as usize].size;
         let flow = self.core.pkts[pkt as usize].flow;
         if self.core.pkts[pkt as usize].flags & FLAG_SPECIAL != 0 {
-            if let Some(c) = self.cm.sonar_special_arrives(&mut self.core, pi, flow) {
-                self.enqueue_ctrl(c.port, c.pkt);
-            }
+            self.hook_special_arrives(pi, flow);
         }
         let port = &mut self.core.ports[pi];
         let pfc = !port.pq.is_empty();
@@ -139,18 +137,14 @@ impl<'a> Sim<'a> {
             port.max_q_bytes = port.q_bytes;
         }
         if port.ba != NONE {
-            self.cm.ba_qlen(&mut self.core, pi);
+            self.hook_qlen(pi);
         }
         let port = &self.core.ports[pi];
         if port.cp != NONE {
             let qb = port.q_bytes;
-            if let Some(c) = self.cm.cp_enqueue(&mut self.core, pi, pkt, qb, size) {
-                self.enqueue_ctrl(c.port, c.pkt);
-            }
+            self.hook_cp(pi, pkt, qb, size);
         }
-        if self.fc.on {
-            self.fc_enqueued(pi, pkt);
-        }
+        self.hook_enqueued(pi, pkt);
         self.kick(pi);
     }
 
@@ -254,7 +248,7 @@ impl<'a> Sim<'a> {
         };
         self.send_plain(pi, pkt);
         if ba_dirty {
-            self.cm.ba_qlen(&mut self.core, pi);
+            self.hook_qlen(pi);
         }
     }
 
@@ -262,11 +256,10 @@ impl<'a> Sim<'a> {
     /// against the queue it leaves behind, then send it.
     #[inline(never)]
     fn send_marked(&mut self, pi: usize, pkt: u32, ba_dirty: bool) {
-        let ecn = self.core.ports[pi].ecn as usize;
-        self.cm.ecn_mark(&mut self.core, pi, ecn, pkt);
+        self.hook_dequeue_mark(pi, pkt);
         self.send_plain(pi, pkt);
         if ba_dirty {
-            self.cm.ba_qlen(&mut self.core, pi);
+            self.hook_qlen(pi);
         }
     }
 
@@ -308,7 +301,7 @@ impl<'a> Sim<'a> {
                 } else if flags & FLAG_GBN != 0 {
                     // a go-back-N frame leaves its source NIC (off the switches' path)
                     let seq = self.core.pkts[pkt as usize].fb;
-                    self.gbn.on_wire(&mut self.core, flow, seq);
+                    self.hook_on_wire(flow, seq);
                 }
             }
             self.core.q.push(t, Ev::SwitchArrive { pkt });
@@ -319,7 +312,7 @@ impl<'a> Sim<'a> {
                     self.core.frames_forwarded += 1;
                 } else if flags & FLAG_GBN != 0 {
                     let seq = self.core.pkts[pkt as usize].fb;
-                    self.gbn.on_wire(&mut self.core, flow, seq);
+                    self.hook_on_wire(flow, seq);
                 }
                 self.deliver(pkt, t);
             } else {
@@ -335,7 +328,7 @@ impl<'a> Sim<'a> {
         let pk = self.core.pkts[pkt as usize];
         let end = self.core.put_on_wire(pi, pk.size);
         if pk.flags & FLAG_GBN != 0 && !self.core.ports[pi].from_switch {
-            self.gbn.on_wire(&mut self.core, pk.flow, pk.fb);
+            self.hook_on_wire(pk.flow, pk.fb);
         }
         let port = &self.core.ports[pi];
         let peer = port.peer;
@@ -371,11 +364,11 @@ impl<'a> Sim<'a> {
                 self.mc_forward(pkt);
                 return;
             }
-            if f.route == links::ROUTE_LOOKUP {
+            if f.route == ROUTE_LOOKUP {
                 return self.route_lookup(pkt);
             }
             pk.hop = hop;
-            let port = if f.route == links::ROUTE_SPRAY {
+            let port = if f.route == ROUTE_SPRAY {
                 self.spray_port(at as usize, f.dst as usize)
             } else {
                 f.path[hop as usize] as usize
@@ -444,7 +437,7 @@ impl<'a> Sim<'a> {
         if t > self.core.end {
             f.late_frames += 1;
         } else if f.rx_special {
-            if f.route == links::ROUTE_LOOKUP {
+            if f.route == ROUTE_LOOKUP {
                 // its last link may still fail under it: decided at the arrival (sim/links.rs)
                 self.core.q.push(t, Ev::Arrive { pkt });
                 return;
@@ -452,21 +445,20 @@ impl<'a> Sim<'a> {
             // a go-back-N receiver decides what counts as received (sim/transport.rs)
             if f.gbn != NONE {
                 let pk = self.core.pkts[pkt as usize];
-                self.gbn.receive(&mut self.core, pk, t);
+                self.hook_transport_rx(pk, t);
             } else {
                 f.rx_frames += 1;
                 f.rx_bytes += size as u64;
                 f.delay_sum += units::u64_f64(t - born);
                 let hop = self.core.pkts[pkt as usize].hop;
-                self.mcast
-                    .delivered(&mut self.core.flows[flow as usize], hop, size, t);
+                self.hook_member_rx(flow as usize, hop, size, t);
             }
         } else {
             Self::count_rx(f, size, born, t);
         }
         // DCQCN: a CE-marked frame that arrives within the run reaches its notification point
         if flags & FLAG_CE != 0 && t <= self.core.end {
-            self.cm.np_marked(&mut self.core, flow, t);
+            self.hook_marked(flow, t);
         }
         // release(pkt) of a data frame
         self.core.live_data -= 1;

@@ -164,6 +164,13 @@ pub(in crate::sim) struct Made {
     pub(in crate::sim) seq: u32,
 }
 
+/// `Flow::route`: the frame follows the flow's fixed path.
+pub(in crate::sim) const ROUTE_PATH: u8 = 0;
+/// Per-packet spraying over the fixed routing tables.
+pub(in crate::sim) const ROUTE_SPRAY: u8 = 1;
+/// Hop by hop on the routes of the moment (a scenario with link failures).
+pub(in crate::sim) const ROUTE_LOOKUP: u8 = 2;
+
 /// `Pkt::flags`: a SONAR special frame.
 pub(in crate::sim) const FLAG_SPECIAL: u8 = 1;
 /// `Pkt::flags`: ECN CE (marked by a DCQCN congestion point).
@@ -304,9 +311,9 @@ pub(in crate::sim) struct Flow {
     pub(in crate::sim) gated: bool,
     /// Flow-control class (PFC priority queue; 0 otherwise).
     pub(in crate::sim) class: u8,
-    /// How data frames are routed at switches: the fixed `path` ([`links::ROUTE_PATH`]),
-    /// spraying ([`links::ROUTE_SPRAY`]: a port drawn per frame) or hop by hop on the routes of
-    /// the moment ([`links::ROUTE_LOOKUP`], with link failures).
+    /// How data frames are routed at switches: the fixed `path` ([`ROUTE_PATH`]),
+    /// spraying ([`ROUTE_SPRAY`]: a port drawn per frame) or hop by hop on the routes of
+    /// the moment ([`ROUTE_LOOKUP`], with link failures).
     pub(in crate::sim) route: u8,
     /// The rate limiter's pacer, filled at CR.
     pub(in crate::sim) bucket: TokenBucket,
@@ -377,7 +384,7 @@ pub(in crate::sim) struct Core<'a> {
     pub(in crate::sim) routes_now: Option<crate::scenario::Routes>,
     /// `cc.feedback_route = "reverse"`: per flow, the port back towards the flow's source at
     /// each node of its data path or tree; empty for shortest paths.
-    pub(in crate::sim) rev_route: cc::ReverseRoutes,
+    pub(in crate::sim) rev_route: ReverseRoutes,
     /// Test switches of the fast path (sim/fastpath.rs): frames may go straight to the wire,
     /// and the subsystem whose answers the shortcuts ignore.
     pub(in crate::sim) direct_on: bool,
@@ -451,5 +458,48 @@ impl Core<'_> {
         let port = &mut self.ports[s.port];
         port.rate = s.rate_bps;
         port.last_size = 0;
+    }
+}
+
+/// `cc.feedback_route = "reverse"`: for each flow and node on its data path (or multicast tree),
+/// the port back towards the source: the reverse direction (`port ^ 1`, the same link) of the
+/// path port that enters the node. Every node of a path or tree is entered by one port. Memory
+/// is one entry per path port (what is routed), not flows x nodes.
+#[derive(Debug, Default)]
+pub(in crate::sim) struct ReverseRoutes {
+    /// Flow `f`'s entries are `ent[off[f]..off[f + 1]]`, sorted by node.
+    off: Vec<usize>,
+    /// (node, port back towards the source).
+    ent: Vec<(u32, u32)>,
+}
+
+impl ReverseRoutes {
+    pub(in crate::sim) fn of(sc: &Scenario) -> ReverseRoutes {
+        let mut off = Vec::with_capacity(sc.flows.len() + 1);
+        let mut ent = Vec::with_capacity(sc.flows.iter().map(|f| f.path.len()).sum());
+        off.push(0);
+        for f in &sc.flows {
+            let first = ent.len();
+            for &p in &f.path {
+                let (_, to) = sc.port_ends(p);
+                ent.push((to as u32, (p ^ 1) as u32));
+            }
+            ent[first..].sort_unstable();
+            off.push(ent.len());
+        }
+        ReverseRoutes { off, ent }
+    }
+
+    pub(in crate::sim) fn is_empty(&self) -> bool {
+        self.off.is_empty()
+    }
+
+    /// The port back towards flow `f`'s source at node `at`; `None` off its path.
+    #[inline]
+    pub(in crate::sim) fn port(&self, f: usize, at: usize) -> Option<usize> {
+        let e = &self.ent[self.off[f]..self.off[f + 1]];
+        e.binary_search_by_key(&(at as u32), |&(n, _)| n)
+            .ok()
+            .map(|i| e[i].1 as usize)
     }
 }

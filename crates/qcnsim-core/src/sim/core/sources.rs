@@ -17,7 +17,7 @@ impl<'a> Sim<'a> {
         Self::advance(f, t, size);
         if seq != NONE {
             // the sender counts retransmissions
-            self.gbn.made(&self.core, fi, seq, size);
+            self.hook_made(fi, seq, size);
         }
         Made { born: t, size, seq }
     }
@@ -330,9 +330,7 @@ impl<'a> Sim<'a> {
                 self.core.pkts[pkt as usize].cpid = tag;
             }
         }
-        if self.cm.tr.sonar_on(fi) {
-            self.cm.sonar_on_send(&mut self.core, fi, pkt);
-        }
+        self.hook_departure(fi, pkt);
         self.hand_to_nic(fi, pkt);
         let f = &mut self.core.flows[fi];
         if let Some(rp) = f.rp.as_mut() {

@@ -307,7 +307,7 @@ pub(in crate::sim) enum Next {
     /// A flow-control frame for a slot: sent ([`Fc::send_frame`]).
     Pause(usize),
     /// A control frame (CNM and the like) of a class that is not paused.
-    Ctrl(u32),
+    Control(u32),
     /// A data frame of a class that is not paused, taken from its queue.
     Data(u32),
 }
@@ -419,7 +419,7 @@ impl Fc {
         };
         if !cnm_blocked {
             if let Some(c) = port.ctrl.pop_front() {
-                return Next::Ctrl(c);
+                return Next::Control(c);
             }
         }
         let pkt = if self.pfc {

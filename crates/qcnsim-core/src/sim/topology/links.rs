@@ -19,13 +19,6 @@ use crate::scenario::RoutingMode;
 use crate::sim::prelude::*;
 use crate::table::Table;
 
-/// `Flow::route`: the frame follows the flow's fixed path.
-pub(in crate::sim) const ROUTE_PATH: u8 = 0;
-/// Per-packet spraying over the fixed routing tables.
-pub(in crate::sim) const ROUTE_SPRAY: u8 = 1;
-/// Hop by hop on the routes of the moment (a scenario with link failures).
-pub(in crate::sim) const ROUTE_LOOKUP: u8 = 2;
-
 /// The link-failure subsystem: when each link last went down, the real capacity of a failed
 /// link's ports, and the counters. Which links are down and the routes of the moment are the
 /// data path's (`Core::link_down`, `Core::routes_now`); this subsystem keeps them.
