@@ -335,7 +335,7 @@ fn transient_rows(sc: &Scenario, tables: &[Table], rows: &mut Rows) {
     };
     let name = sc.port_name(b);
     let rates = get("rp_rates");
-    // the flow column's codes are flow indices (sim/output.rs)
+    // the flow column's codes are flow indices (sim/record/output.rs)
     let flow_ix: &[u32] = match rates.column("flow") {
         Some(ColumnData::Cat { codes, .. }) => codes,
         _ => &[],

@@ -41,7 +41,7 @@
 //! push, and doubles it back when pushes fall beyond the window while the lists are short. Any
 //! width gives the same pop order.
 //!
-//! The simulator keeps one transmission-done event outside the queue (sim/fabric.rs, the
+//! The simulator keeps one transmission-done event outside the queue (sim/core/datapath.rs, the
 //! transmission-done slot) with a sequence number taken by [`EventQueue::reserve_seq`] when it is
 //! scheduled, compares it with each popped event ([`EventQueue::last_seq`]) and, when needed,
 //! puts it into the queue with its number ([`EventQueue::push_keyed`]): the order stays that of

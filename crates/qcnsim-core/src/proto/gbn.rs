@@ -38,7 +38,7 @@
 //! NIC does not count.)
 //!
 //! "Go back to a" makes the source produce frame `a` next and every frame after it again;
-//! frames of the flow not yet on the wire are withdrawn (sim/transport.rs). ACKs and NACKs
+//! frames of the flow not yet on the wire are withdrawn (sim/host/transport.rs). ACKs and NACKs
 //! older than `una` are ignored.
 
 use crate::proto::qcn_rp::TimerCmd;

@@ -38,15 +38,15 @@ pub use error::RunError;
 
 pub struct Sim<'a> {
     core: Core<'a>,
-    /// Congestion management: QCN, BCN, DCQCN, NIC-side feedback, transient variants (sim/cm.rs).
+    /// Congestion management: QCN, BCN, DCQCN, NIC-side feedback, transient variants (sim/cc/mod.rs).
     cm: cc::Cm,
     mcast: multicast::Multicast,
     fc: flow_control::Fc,
-    /// Shared-buffer switch memories (sim/buffer.rs).
+    /// Shared-buffer switch memories (sim/switch/buffer.rs).
     buf: buffer::Buffers,
-    /// Go-back-N senders and receivers (sim/transport.rs); empty without gbn flows.
+    /// Go-back-N senders and receivers (sim/host/transport.rs); empty without gbn flows.
     gbn: transport::GbnState,
-    /// Link failures: which links are down and the routes of the moment (sim/links.rs).
+    /// Link failures: which links are down and the routes of the moment (sim/topology/links.rs).
     links: Option<links::LinkState>,
 }
 

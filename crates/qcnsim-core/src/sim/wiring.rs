@@ -1,4 +1,4 @@
-//! The wiring: the one place that knows every subsystem. The data path (sim/fabric.rs) and the
+//! The wiring: the one place that knows every subsystem. The data path (sim/core/datapath.rs) and the
 //! event dispatch (sim/mod.rs) call the hooks here; each hook hands the event to the subsystems
 //! that take part in it and routes what they return (a port to kick, a queue that changed, a
 //! frame to send) back to the data path or to another subsystem. Subsystems never call each
@@ -99,7 +99,7 @@ impl<'a> Sim<'a> {
         self.cm.np_marked(&mut self.core, flow, t);
     }
 
-    /// A link fails or recovers (sim/links.rs): kick the ports that may send again, and tell the
+    /// A link fails or recovers (sim/topology/links.rs): kick the ports that may send again, and tell the
     /// queue watchers of the ports whose queue it emptied.
     #[inline(never)]
     pub(super) fn on_link_change(&mut self, link: u32, up: bool) {
@@ -114,7 +114,7 @@ impl<'a> Sim<'a> {
     }
 
     /// A data frame of a hop-by-hop routed flow arrives at a switch: on to the port the routes of
-    /// the moment give, unless it was dropped (sim/links.rs). Out of line: off the common path.
+    /// the moment give, unless it was dropped (sim/topology/links.rs). Out of line: off the common path.
     #[inline(never)]
     pub(super) fn route_lookup(&mut self, pkt: u32) {
         let ls = self.links.as_mut().expect("link failures");
@@ -124,7 +124,7 @@ impl<'a> Sim<'a> {
     }
 
     /// A data frame of a hop-by-hop routed flow reaches its destination host now, unless its
-    /// last link failed under it (sim/links.rs).
+    /// last link failed under it (sim/topology/links.rs).
     #[inline(never)]
     pub(super) fn on_arrive(&mut self, pkt: u32) {
         let ls = self.links.as_mut().expect("link failures");
@@ -160,7 +160,7 @@ impl<'a> Sim<'a> {
     }
 
     /// A data frame of a multicast flow reached a switch: one frame onto each child port of its
-    /// tree node (copies first, the frame itself to the last child; sim/multicast.rs).
+    /// tree node (copies first, the frame itself to the last child; sim/switch/multicast.rs).
     pub(super) fn mc_forward(&mut self, pkt: u32) {
         let pk = self.core.pkts[pkt as usize];
         let Some((first, n)) = self.mcast.children(&mut self.core, pkt) else {
@@ -174,7 +174,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The receiver of go-back-N flow `flow` sends its ACK or NACK (sim/transport.rs).
+    /// The receiver of go-back-N flow `flow` sends its ACK or NACK (sim/host/transport.rs).
     #[inline(never)]
     pub(super) fn gbn_send_reply(&mut self, flow: u32, code: u32) {
         if let Some((port, pkt)) = self.gbn.reply(&mut self.core, flow, code) {
@@ -207,7 +207,7 @@ impl<'a> Sim<'a> {
     }
 
     /// A control frame reaches its destination host: go-back-N's acknowledgements go to the
-    /// transport, every other kind to congestion management (sim/cm.rs).
+    /// transport, every other kind to congestion management (sim/cc/mod.rs).
     pub(super) fn on_host_control(&mut self, pkt: u32) {
         let pk = self.core.pkts[pkt as usize];
         self.core.release(pkt);
@@ -217,7 +217,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// DCQCN: the receiver of `flow` sends a CNP (sim/dcqcn.rs).
+    /// DCQCN: the receiver of `flow` sends a CNP (sim/cc/dcqcn.rs).
     #[inline(never)]
     pub(super) fn send_cnp(&mut self, flow: u32) {
         if let Some(c) = self.cm.send_cnp(&mut self.core, flow) {
@@ -232,7 +232,7 @@ impl<'a> Sim<'a> {
     #[inline(never)]
     pub(super) fn slow_start_next(&mut self, pi: usize) {
         if self.core.port_down(pi) {
-            // a failed link sends nothing (sim/links.rs)
+            // a failed link sends nothing (sim/topology/links.rs)
             return;
         }
         if self.fc.on {
@@ -252,7 +252,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// `start_next` with flow control (sim/pause.rs chooses the frame): after a data frame's
+    /// `start_next` with flow control (sim/switch/flow_control.rs chooses the frame): after a data frame's
     /// transmission starts, its queue's watchers, its shared memory and its watermark hear of it.
     fn fc_start_next(&mut self, pi: usize) {
         match self.fc.next_frame(&mut self.core, pi) {
@@ -301,7 +301,7 @@ impl<'a> Sim<'a> {
     }
 
     /// A data frame does not fit egress port `pi` by the port's own capacity: its switch's
-    /// shared memory, if any, decides (sim/buffer.rs).
+    /// shared memory, if any, decides (sim/switch/buffer.rs).
     #[inline(never)]
     pub(super) fn buf_admit(&mut self, pi: usize, pkt: u32) -> bool {
         let (ok, ask) = self.buf.admit(&self.core, pi, pkt);
@@ -374,7 +374,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The periodic deadlock and watchdog check (sim/deadlock.rs).
+    /// The periodic deadlock and watchdog check (sim/switch/deadlock.rs).
     #[inline(never)]
     pub(super) fn on_fc_check(&mut self) {
         self.fc.check_deadlock(&self.core);

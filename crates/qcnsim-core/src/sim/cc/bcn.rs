@@ -1,5 +1,5 @@
 //! BCN glue: the BCN congestion point at a switch egress queue and the rate regulator's
-//! reaction to BCN messages, on the shared congestion-management interface (sim/cm.rs). The
+//! reaction to BCN messages, on the shared congestion-management interface (sim/cc/mod.rs). The
 //! rules are in proto/bcn.rs; see docs/models/bcn.md.
 
 use crate::proto::bcn::{BcnKind, BcnRp, BcnRpParams};

@@ -3,7 +3,7 @@
 //! the notification point of each flow's receiver turns marked arrivals into CNPs
 //! (`KIND_CNP`), which leave the receiver's NIC through its strict-priority control queue and
 //! are routed back to the source like every feedback message; the source's QCN reaction point
-//! reacts with its DCQCN options (`Rp::on_cnp`, sim/cm.rs). The rules are in proto/dcqcn.rs and
+//! reacts with its DCQCN options (`Rp::on_cnp`, sim/cc/mod.rs). The rules are in proto/dcqcn.rs and
 //! proto/qcn_rp.rs.
 
 use crate::proto::dcqcn::Np;

@@ -1,20 +1,25 @@
-//! The congestion-management interface shared by every mechanism (QCN and its variants, BCN):
-//! one copy of the plumbing, with the mechanism-specific rules in `proto/` and small
-//! per-mechanism glue (`sim/qcn.rs`, `sim/bcn.rs`, `sim/transient.rs`, `sim/nicfb.rs`).
+//! Congestion management, one subsystem ([`Cm`]): the congestion points of the switch ports
+//! (QCN, BCN, DCQCN's marking), the NIC-side feedback variant, DCQCN's notification points and
+//! the QCN transient-response variants. One copy of the plumbing (this file), with the
+//! mechanism-specific rules in `proto/` and small per-mechanism glue (`sim/cc/qcn.rs`,
+//! `sim/cc/bcn.rs`, `sim/cc/dcqcn.rs`, `sim/cc/transient.rs`, `sim/cc/nicfb.rs`). It acts on
+//! the data path it borrows (`&mut Core`) and returns what it sends ([`Ctrl`]); the wiring
+//! (sim/wiring.rs) queues it.
 //!
-//! - **CP hook.** [`Sim::enqueue_data`] calls [`Sim::cp_enqueue`] for every data frame admitted
-//!   to a port that runs a CP ([`CpState`]); the mechanism's CP decides whether to send feedback.
-//! - **Feedback message.** [`Sim::send_feedback`] builds a control frame of a given kind with
+//! - **CP hook.** The data path's enqueue calls [`Cm::cp_enqueue`] (through the wiring's
+//!   `hook_cp`) for every data frame admitted to a port that runs a CP ([`CpState`]); the
+//!   mechanism's CP decides whether to send feedback.
+//! - **Feedback message.** [`Cm::send_feedback`] builds a control frame of a given kind with
 //!   an `i32` payload and the CP's CPID, routes it to the source of the sampled frame through
 //!   the strict-priority control queues, and records it. Payload per kind:
 //!   `KIND_CNM`: qntzFb (1..63); `KIND_BCN`: Fb in bytes (negative or positive; Fb in pages =
 //!   payload / `cc.bcn.page`); `KIND_BCN0`: 0 (BCN(0,0)); `KIND_CONMES` (NIC-side QCN
-//!   feedback, sim/nicfb.rs): the CP's Qlen in bytes; `KIND_ECHO` / `KIND_FB99` (SONAR echo,
-//!   push-back Fb99, sim/transient.rs): 0. Every message of every mechanism takes this path.
-//! - **Reaction.** [`Sim::on_host_control`] hands a message that reaches its source host to
-//!   the flow's [`Reaction`]; every reaction returns the same [`RpOutput`] (timer command +
-//!   rate changed), applied by [`Sim::rp_output`] to the one per-flow token-bucket rate limiter
-//!   and the one per-flow reaction timer (`Ev::RpTimer`).
+//!   feedback, sim/cc/nicfb.rs): the CP's Qlen in bytes; `KIND_ECHO` / `KIND_FB99` (SONAR echo,
+//!   push-back Fb99, sim/cc/transient.rs): 0. Every message of every mechanism takes this path.
+//! - **Reaction.** The wiring hands a message that reaches its source host to
+//!   [`Cm::host_react`], which runs the flow's [`Reaction`]; every reaction returns the same
+//!   [`RpOutput`] (timer command + rate changed), applied by `Core::rp_output` to the one
+//!   per-flow token-bucket rate limiter and the one per-flow reaction timer (`Ev::RpTimer`).
 
 use crate::sim::cc::dcqcn::DcqcnState;
 use crate::sim::cc::nicfb::NicFbState;
@@ -38,7 +43,7 @@ use crate::proto::qcn_rp::RpParams;
 pub(in crate::sim) enum CpState {
     Qcn(Cp),
     Bcn(BcnCp),
-    /// DCQCN ECN marking (sim/dcqcn.rs).
+    /// DCQCN ECN marking (sim/cc/dcqcn.rs).
     Ecn(crate::proto::dcqcn::EcnCp),
 }
 
@@ -305,8 +310,8 @@ impl Cm {
 
     /// Send a feedback message of `kind` with `payload` from the CP at `cp_port` to the source
     /// of `flow`, through the control queues. The one send path of every congestion-management
-    /// message: QCN CNMs, BCN messages, SONAR echoes and push-back Fb99 (sim/transient.rs),
-    /// NIC-side ConMes (sim/nicfb.rs); each kind has its size, counter and event record here.
+    /// message: QCN CNMs, BCN messages, SONAR echoes and push-back Fb99 (sim/cc/transient.rs),
+    /// NIC-side ConMes (sim/cc/nicfb.rs); each kind has its size, counter and event record here.
     /// Returns the message to queue now (none without a route, or with a feedback latency: then
     /// it is on its way as an event).
     pub(in crate::sim) fn send_feedback(
@@ -376,7 +381,7 @@ impl Cm {
 
     /// The source host of `pk.flow` handles feedback message `pk`: count and record it, then let
     /// the flow's reaction point react, and apply what it asks for (also called with a CNM the
-    /// NIC made itself from ConMes, sim/nicfb.rs).
+    /// NIC made itself from ConMes, sim/cc/nicfb.rs).
     pub(in crate::sim) fn host_react(&mut self, core: &mut Core, pk: Pkt) {
         let fi = pk.flow as usize;
         let now = core.now;

@@ -1,7 +1,7 @@
 //! NIC-side Fb computation (the QCN hardware study, docs/models/qcn-nic-feedback.md): every QCN CP
 //! port sends ConMes frames carrying its Qlen; each flow's NIC samples them and computes Fb
 //! itself (the state machines are in `proto::nic_fb`). A negative quantised Fb becomes a CNM
-//! handled by the source exactly like one from a switch (`Sim::host_react`). With
+//! handled by the source exactly like one from a switch (`Cm::host_react`). With
 //! `cc.qcn.feedback = "switch"` nothing here runs and the state is empty.
 
 use crate::proto::nic_fb::{ConMesGen, Feedback, NicFb};
@@ -13,7 +13,7 @@ use crate::sim::prelude::*;
 pub(in crate::sim) struct NicFbState {
     /// `cc.mode = "qcn"` and `cc.qcn.feedback = "nic"`.
     pub(in crate::sim) on: bool,
-    /// One ConMes generator per CP slot (indexed like `Sim::cps`).
+    /// One ConMes generator per CP slot (indexed like `Cm::cps`).
     gens: Vec<ConMesGen>,
     /// One NIC sampler per flow.
     nics: Vec<NicFb>,

@@ -1,8 +1,8 @@
-//! QCN glue on the shared congestion-management interface (sim/cm.rs): the CP hook sends a CNM
+//! QCN glue on the shared congestion-management interface (sim/cc/mod.rs): the CP hook sends a CNM
 //! (`KIND_CNM`, payload qntzFb, the CP's CPID) when the sampled feedback quantises above 0 (and,
 //! with representative multicast feedback, only as the representative: `cnm_wanted`), and the
 //! RP reacts with `Rp::on_cnm_from`. The rules are in proto/qcn_cp.rs and proto/qcn_rp.rs; the
-//! transient-response messages (echo, Fb99) are in sim/transient.rs.
+//! transient-response messages (echo, Fb99) are in sim/cc/transient.rs.
 
 use crate::proto::qcn_cp::CpSample;
 use crate::sim::cc::CpState;
@@ -24,7 +24,7 @@ impl Cm {
         size: u32,
     ) -> Option<Ctrl> {
         if self.nicfb.on {
-            // NIC-side feedback: the CP port only reports its queue length (sim/nicfb.rs)
+            // NIC-side feedback: the CP port only reports its queue length (sim/cc/nicfb.rs)
             return self.conmes_on_enqueue(core, pi, cpi, pkt, qlen, size);
         }
         let CpState::Qcn(cp) = &mut self.cps[cpi] else {

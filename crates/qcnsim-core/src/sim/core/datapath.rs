@@ -438,11 +438,11 @@ impl<'a> Sim<'a> {
             f.late_frames += 1;
         } else if f.rx_special {
             if f.route == ROUTE_LOOKUP {
-                // its last link may still fail under it: decided at the arrival (sim/links.rs)
+                // its last link may still fail under it: decided at the arrival (sim/topology/links.rs)
                 self.core.q.push(t, Ev::Arrive { pkt });
                 return;
             }
-            // a go-back-N receiver decides what counts as received (sim/transport.rs)
+            // a go-back-N receiver decides what counts as received (sim/host/transport.rs)
             if f.gbn != NONE {
                 let pk = self.core.pkts[pkt as usize];
                 self.hook_transport_rx(pk, t);

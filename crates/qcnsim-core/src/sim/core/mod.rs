@@ -65,7 +65,7 @@ pub(in crate::sim) enum Ev {
         flow: u32,
         gen: u32,
     },
-    /// A PAUSE/PFC frame for flow-control slot `slot` is acted upon (see sim/pause.rs).
+    /// A PAUSE/PFC frame for flow-control slot `slot` is acted upon (see sim/switch/flow_control.rs).
     PauseRx {
         slot: u32,
         quanta: u32,
@@ -80,13 +80,13 @@ pub(in crate::sim) enum Ev {
         slot: u32,
         gen: u32,
     },
-    /// DCQCN: the receiver of `flow` sends a CNP (sim/dcqcn.rs).
+    /// DCQCN: the receiver of `flow` sends a CNP (sim/cc/dcqcn.rs).
     Cnp {
         flow: u32,
     },
-    /// Periodic deadlock / PFC watchdog check (sim/deadlock.rs).
+    /// Periodic deadlock / PFC watchdog check (sim/switch/deadlock.rs).
     FcCheck,
-    /// Go-back-N: the receiver of `flow` sends an ACK or a NACK (sim/transport.rs).
+    /// Go-back-N: the receiver of `flow` sends an ACK or a NACK (sim/host/transport.rs).
     GbnReply {
         flow: u32,
         code: u32,
@@ -96,12 +96,12 @@ pub(in crate::sim) enum Ev {
         flow: u32,
         gen: u32,
     },
-    /// A link fails (`up` = 0) or recovers (sim/links.rs).
+    /// A link fails (`up` = 0) or recovers (sim/topology/links.rs).
     LinkChange {
         link: u32,
         up: u32,
     },
-    /// A data frame of a hop-by-hop routed flow reaches its destination host (sim/links.rs).
+    /// A data frame of a hop-by-hop routed flow reaches its destination host (sim/topology/links.rs).
     Arrive {
         pkt: u32,
     },
@@ -115,12 +115,12 @@ pub(in crate::sim) const KIND_BCN: u8 = 2;
 /// BCN(0,0), severe congestion (payload 0).
 pub(in crate::sim) const KIND_BCN0: u8 = 3;
 /// NIC-side QCN feedback: a congestion message carrying the CP's Qlen (payload: bytes,
-/// saturating; sim/nicfb.rs).
+/// saturating; sim/cc/nicfb.rs).
 pub(in crate::sim) const KIND_CONMES: u8 = 4;
-/// DCQCN congestion notification packet, from a flow's receiver (payload 0; sim/dcqcn.rs).
+/// DCQCN congestion notification packet, from a flow's receiver (payload 0; sim/cc/dcqcn.rs).
 pub(in crate::sim) const KIND_CNP: u8 = 5;
 /// Go-back-N acknowledgement from a flow's receiver (payload: the next expected sequence;
-/// sim/transport.rs).
+/// sim/host/transport.rs).
 pub(in crate::sim) const KIND_ACK: u8 = 6;
 /// Go-back-N negative acknowledgement (payload: the sequence to resend from).
 pub(in crate::sim) const KIND_NACK: u8 = 7;
@@ -137,7 +137,7 @@ pub(in crate::sim) struct Pkt {
     /// Data: index into the flow's path of the port it is queued at / was sent from.
     pub(in crate::sim) hop: u16,
     pub(in crate::sim) kind: u8,
-    /// Feedback messages: the payload (see sim/cm.rs for each kind; QCN CNM: qntzFb). Data
+    /// Feedback messages: the payload (see sim/cc/mod.rs for each kind; QCN CNM: qntzFb). Data
     /// frame of a representative-feedback flow: F̂b.
     pub(in crate::sim) fb: i32,
     /// Feedback messages: CPID of the CP that sent it (its port index). Data frame: the CPID tag
@@ -294,9 +294,9 @@ pub(in crate::sim) struct Flow {
     pub(in crate::sim) sent_frames: u64,
     pub(in crate::sim) sent_bytes: u64,
     pub(in crate::sim) frame: u32,
-    /// Go-back-N flow: index into `Sim::gbn` (NONE for open-loop flows).
+    /// Go-back-N flow: index into the transport's flows (`GbnState`, NONE for open-loop flows).
     pub(in crate::sim) gbn: u32,
-    /// Multicast flow: index into `Sim::mcast` (NONE for unicast).
+    /// Multicast flow: index into the multicast flows (`Multicast`, NONE for unicast).
     pub(in crate::sim) mc: u32,
     pub(in crate::sim) src: u32,
     pub(in crate::sim) traffic: Traffic,
@@ -369,7 +369,7 @@ pub(in crate::sim) struct Core<'a> {
     /// A subsystem asked for the slow path (flow control, a shared memory, link failures):
     /// egress ports take `slow_start_next`, no idle-port shortcut (sim/fastpath.rs).
     pub(in crate::sim) slow: bool,
-    /// The transmission-done slot (sim/fabric.rs, `txdone_at!`): one `TxDone` kept outside the
+    /// The transmission-done slot (sim/core/datapath.rs, `txdone_at!`): one `TxDone` kept outside the
     /// event queue, with the sequence number it would have had there; `slot_t` is `NEVER` when
     /// empty. `slot_on` is the test switch (`set_txdone_slot`).
     pub(in crate::sim) slot_t: SimTime,
@@ -378,9 +378,9 @@ pub(in crate::sim) struct Core<'a> {
     pub(in crate::sim) slot_on: bool,
     /// Transmission-dones fired from the slot: events, not in `events` (the loop's pops).
     pub(in crate::sim) slot_fires: u64,
-    /// Per link: down (sim/links.rs keeps it; empty without link failures).
+    /// Per link: down (sim/topology/links.rs keeps it; empty without link failures).
     pub(in crate::sim) link_down: Vec<bool>,
-    /// The routes of the moment, with link failures (sim/links.rs recomputes them).
+    /// The routes of the moment, with link failures (sim/topology/links.rs recomputes them).
     pub(in crate::sim) routes_now: Option<crate::scenario::Routes>,
     /// `cc.feedback_route = "reverse"`: per flow, the port back towards the flow's source at
     /// each node of its data path or tree; empty for shortest paths.

@@ -9,7 +9,7 @@
 //! wiring routes to flow control (`Sim::fc_demand`).
 //! Runs without a shared buffer never reach this file: admission is reached only from the
 //! drop branch of `enqueue_data` (a shared port's "fits" is false), and release only from the
-//! slow transmit path (`Sim::slow`).
+//! slow transmit path (`Core::slow`).
 
 use crate::proto::buffer::{Mmu, PfcCmd, DROP_CAUSES};
 use crate::scenario::buffer as sbs;

@@ -115,7 +115,7 @@ pub(in crate::sim) struct Fc {
     /// Indexed by `key * nc + class` (key = input port, egress port or switch node).
     meters: Vec<Option<Meter>>,
     pub(in crate::sim) ports: Vec<FcPort>,
-    /// Deadlock detection and watchdog (sim/deadlock.rs).
+    /// Deadlock detection and watchdog (sim/switch/deadlock.rs).
     pub(in crate::sim) guard: deadlock::Guard,
     /// Switch nodes that send flow control.
     sends: Vec<bool>,
@@ -193,7 +193,7 @@ impl Fc {
                 // the pool scope of a shared memory (scenario::buffer::global_watermark)
                 WatermarkMode::Global => continue,
             };
-            // a shared memory decides XOFF/XON itself (sim/buffer.rs)
+            // a shared memory decides XOFF/XON itself (sim/switch/buffer.rs)
             if sc.nodes[node].kind != NodeKind::Switch || !fc.sends[node] || sc.buffer.has(node) {
                 continue;
             }
@@ -294,7 +294,7 @@ impl Port {
             Capacity::Infinite => true,
             Capacity::Bytes(b) => self.pq_bytes[class] + size as u64 <= b,
             Capacity::Frames(n) => (self.pq[class].len() as u64) < n,
-            // the switch's shared memory decides (sim/buffer.rs)
+            // the switch's shared memory decides (sim/switch/buffer.rs)
             Capacity::Shared => false,
         }
     }
@@ -355,7 +355,7 @@ impl Fc {
         self.meters[m].as_ref().expect("meter").targets[k] as usize
     }
 
-    /// A watermark (or a shared memory's PG, sim/buffer.rs) covering `slot` rose above XOFF
+    /// A watermark (or a shared memory's PG, sim/switch/buffer.rs) covering `slot` rose above XOFF
     /// (`raise`) or fell below XON: whether a frame is to be queued for the slot (the first
     /// demand: a PAUSE, then the refresh is armed; the last one gone: an XON).
     pub(in crate::sim) fn demand(&mut self, slot: usize, raise: bool) -> bool {
