@@ -359,7 +359,7 @@ impl Core<'_> {
         self.schedule_rl_inline(fi)
     }
 
-    /// [`Sim::schedule_rl`] inlined into its caller (a departure's own re-pacing).
+    /// [`Core::schedule_rl`] inlined into its caller (a departure's own re-pacing).
     #[inline(always)]
     fn schedule_rl_inline(&mut self, fi: usize) {
         let now = self.now;

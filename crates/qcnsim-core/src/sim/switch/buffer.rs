@@ -216,7 +216,7 @@ impl Buffers {
     /// switch has a shared memory, that memory decides (and the frame is charged when admitted).
     /// Returns whether it was admitted, and the memory's PFC command to act on now (a command
     /// of an admitted frame waits in `pending` until its CP has run, `Sim::fc_enqueued`).
-    #[inline(never)]
+    #[inline]
     pub(in crate::sim) fn admit(
         &mut self,
         core: &Core,
