@@ -69,6 +69,13 @@ impl Table {
         });
         self
     }
+    /// Append columns, in their order.
+    pub fn cols(mut self, cols: Vec<(&str, ColumnData)>) -> Self {
+        for (name, data) in cols {
+            self = self.col(name, data);
+        }
+        self
+    }
     pub fn column(&self, name: &str) -> Option<&ColumnData> {
         self.columns
             .iter()

@@ -15,7 +15,7 @@ pub(in crate::sim) use crate::table::{ColumnData, RunOutput, Table};
 pub(in crate::sim) use crate::units::{self, round_ps, SimTime};
 pub(in crate::sim) use std::collections::VecDeque;
 
-pub(in crate::sim) use crate::sim::cc::{self, nicfb};
+pub(in crate::sim) use crate::sim::cc;
 pub(in crate::sim) use crate::sim::core::*;
 pub(in crate::sim) use crate::sim::fastpath::Needs;
 pub(in crate::sim) use crate::sim::host::transport;

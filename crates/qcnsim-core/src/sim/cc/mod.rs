@@ -486,3 +486,72 @@ impl Needs for Cm {
         self.cps.iter().any(|c| matches!(c, CpState::Ecn(_)))
     }
 }
+
+/// Congestion management's columns of the shared tables.
+impl Cm {
+    /// Per flow: feedback received by its source (CNMs, SONAR and push-back, BCN, ConMes),
+    /// DCQCN's marks and CNPs (columns of the flows table, in its order).
+    pub(in crate::sim) fn flow_columns(&self, core: &Core) -> Vec<(&'static str, ColumnData)> {
+        let fl = &core.flows;
+        let i64s =
+            |f: &dyn Fn(&Flow) -> u64| ColumnData::I64(fl.iter().map(|x| f(x) as i64).collect());
+        let counts = |v: &[u64]| ColumnData::I64(v.iter().map(|&x| x as i64).collect());
+        let [special, echo, fuse, alarms, fb99] = self.tr.flow_counts();
+        vec![
+            ("cnm_received", i64s(&|f| f.cnm_rx)),
+            ("sonar_special_sent", ColumnData::I64(special)),
+            ("sonar_echo_received", ColumnData::I64(echo)),
+            ("sonar_short_fuse", ColumnData::I64(fuse)),
+            ("sonar_false_alarms", ColumnData::I64(alarms)),
+            ("fb99_received", ColumnData::I64(fb99)),
+            ("bcn_negative_received", i64s(&|f| f.bcn_rx[0])),
+            ("bcn_positive_received", i64s(&|f| f.bcn_rx[1])),
+            ("bcn0_received", i64s(&|f| f.bcn_rx[2])),
+            (
+                "conmes_received",
+                ColumnData::I64(NicFbState::column(&self.nicfb.conmes_rx, fl.len())),
+            ),
+            ("ecn_marked", counts(&self.dc.marked)),
+            ("cnp_sent", counts(&self.dc.cnp_sent)),
+            ("cnp_received", counts(&self.dc.cnp_rx)),
+        ]
+    }
+
+    /// Per port: the feedback its CP sent (CNMs, BCN messages, ConMes); and, placed after the
+    /// queue columns of the ports table, the transient variants' (SONAR echoes, Fb99, time with
+    /// BA = 1).
+    pub(in crate::sim) fn port_columns(
+        &self,
+        core: &Core,
+    ) -> (
+        Vec<(&'static str, ColumnData)>,
+        Vec<(&'static str, ColumnData)>,
+    ) {
+        let ps = &core.ports;
+        let i64s =
+            |f: &dyn Fn(&Port) -> u64| ColumnData::I64(ps.iter().map(|x| f(x) as i64).collect());
+        let (echo, fb99): (Vec<i64>, Vec<i64>) = (0..ps.len())
+            .map(|p| {
+                let (e, f) = self.port_echo_fb99(core, p);
+                (e as i64, f as i64)
+            })
+            .unzip();
+        (
+            vec![
+                ("cnm_sent", i64s(&|p| p.cnm_sent)),
+                ("bcn_negative_sent", i64s(&|p| p.bcn_sent[0])),
+                ("bcn_positive_sent", i64s(&|p| p.bcn_sent[1])),
+                ("bcn0_sent", i64s(&|p| p.bcn_sent[2])),
+                (
+                    "conmes_sent",
+                    ColumnData::I64(NicFbState::column(&self.nicfb.conmes_sent, ps.len())),
+                ),
+            ],
+            vec![
+                ("sonar_echo_sent", ColumnData::I64(echo)),
+                ("fb99_sent", ColumnData::I64(fb99)),
+                ("ba_available_s", ColumnData::F64(self.ba_available_s(core))),
+            ],
+        )
+    }
+}

@@ -67,14 +67,10 @@ impl<'a> Sim<'a> {
             .map(|i| self.gbn.counts(&self.core, i))
             .collect();
         let mc_members = (!sc.groups.is_empty()).then(|| self.mcast.members_table(&self.core));
-        let (echo_sent, fb99_sent): (Vec<i64>, Vec<i64>) = (0..self.core.ports.len())
-            .map(|p| {
-                let (e, f) = self.cm.port_echo_fb99(&self.core, p);
-                (e as i64, f as i64)
-            })
-            .unzip();
-        let ba_available = self.cm.ba_available_s(&self.core);
-        let mut tr_counts = self.cm.tr.flow_counts();
+        // each subsystem's columns of the shared flows and ports tables
+        let cm_flow_cols = self.cm.flow_columns(&self.core);
+        let (cm_port_cols, cm_port_cols_transient) = self.cm.port_columns(&self.core);
+        let fc_port_cols = self.fc.port_columns(self.core.ports.len(), sc.duration);
         let fct = self.fct_table();
         let link_out = self.links.as_ref().map(|l| l.outputs(sc));
         let mut rec = self.core.rec;
@@ -317,61 +313,7 @@ impl<'a> Sim<'a> {
                         "replicated_frames",
                         ColumnData::I64(mc_copies.iter().map(|&c| c as i64).collect()),
                     )
-                    .col(
-                        "cnm_received",
-                        ColumnData::I64(fl.iter().map(|f| f.cnm_rx as i64).collect()),
-                    )
-                    .col(
-                        "sonar_special_sent",
-                        ColumnData::I64(std::mem::take(&mut tr_counts[0])),
-                    )
-                    .col(
-                        "sonar_echo_received",
-                        ColumnData::I64(std::mem::take(&mut tr_counts[1])),
-                    )
-                    .col(
-                        "sonar_short_fuse",
-                        ColumnData::I64(std::mem::take(&mut tr_counts[2])),
-                    )
-                    .col(
-                        "sonar_false_alarms",
-                        ColumnData::I64(std::mem::take(&mut tr_counts[3])),
-                    )
-                    .col(
-                        "fb99_received",
-                        ColumnData::I64(std::mem::take(&mut tr_counts[4])),
-                    )
-                    .col(
-                        "bcn_negative_received",
-                        ColumnData::I64(fl.iter().map(|f| f.bcn_rx[0] as i64).collect()),
-                    )
-                    .col(
-                        "bcn_positive_received",
-                        ColumnData::I64(fl.iter().map(|f| f.bcn_rx[1] as i64).collect()),
-                    )
-                    .col(
-                        "bcn0_received",
-                        ColumnData::I64(fl.iter().map(|f| f.bcn_rx[2] as i64).collect()),
-                    )
-                    .col(
-                        "conmes_received",
-                        ColumnData::I64(nicfb::NicFbState::column(
-                            &self.cm.nicfb.conmes_rx,
-                            fl.len(),
-                        )),
-                    )
-                    .col(
-                        "ecn_marked",
-                        ColumnData::I64(self.cm.dc.marked.iter().map(|&v| v as i64).collect()),
-                    )
-                    .col(
-                        "cnp_sent",
-                        ColumnData::I64(self.cm.dc.cnp_sent.iter().map(|&v| v as i64).collect()),
-                    )
-                    .col(
-                        "cnp_received",
-                        ColumnData::I64(self.cm.dc.cnp_rx.iter().map(|&v| v as i64).collect()),
-                    )
+                    .cols(cm_flow_cols)
                     .col(
                         "fct_ps",
                         ColumnData::I64(
@@ -413,7 +355,6 @@ impl<'a> Sim<'a> {
         {
             let ps = &self.core.ports;
             let dur = sc.duration as f64;
-            let fcs = self.fc.port_stats(ps.len(), sc.duration);
             tables.push(
                 Table::new("ports")
                     .col("port", ColumnData::Str(port_name.clone()))
@@ -437,29 +378,7 @@ impl<'a> Sim<'a> {
                         "drop_bytes",
                         ColumnData::I64(ps.iter().map(|p| p.drop_bytes as i64).collect()),
                     )
-                    .col(
-                        "cnm_sent",
-                        ColumnData::I64(ps.iter().map(|p| p.cnm_sent as i64).collect()),
-                    )
-                    .col(
-                        "bcn_negative_sent",
-                        ColumnData::I64(ps.iter().map(|p| p.bcn_sent[0] as i64).collect()),
-                    )
-                    .col(
-                        "bcn_positive_sent",
-                        ColumnData::I64(ps.iter().map(|p| p.bcn_sent[1] as i64).collect()),
-                    )
-                    .col(
-                        "bcn0_sent",
-                        ColumnData::I64(ps.iter().map(|p| p.bcn_sent[2] as i64).collect()),
-                    )
-                    .col(
-                        "conmes_sent",
-                        ColumnData::I64(nicfb::NicFbState::column(
-                            &self.cm.nicfb.conmes_sent,
-                            ps.len(),
-                        )),
-                    )
+                    .cols(cm_port_cols)
                     .col(
                         "max_qlen_bytes",
                         ColumnData::I64(ps.iter().map(|p| p.max_q_bytes as i64).collect()),
@@ -468,21 +387,8 @@ impl<'a> Sim<'a> {
                         "mean_qlen_bytes",
                         ColumnData::F64(ps.iter().map(|p| p.q_area as f64 / dur).collect()),
                     )
-                    .col("sonar_echo_sent", ColumnData::I64(echo_sent))
-                    .col("fb99_sent", ColumnData::I64(fb99_sent))
-                    .col("ba_available_s", ColumnData::F64(ba_available))
-                    .col(
-                        "pause_sent",
-                        ColumnData::I64(fcs.iter().map(|s| s.0).collect()),
-                    )
-                    .col(
-                        "pause_received",
-                        ColumnData::I64(fcs.iter().map(|s| s.1).collect()),
-                    )
-                    .col(
-                        "paused_ps",
-                        ColumnData::I64(fcs.iter().map(|s| s.2).collect()),
-                    ),
+                    .cols(cm_port_cols_transient)
+                    .cols(fc_port_cols),
             );
         }
         let mut summary =

@@ -702,6 +702,30 @@ impl Fc {
 }
 
 impl Fc {
+    /// Flow control's columns of the ports table: PAUSE/PFC frames sent and received, time
+    /// paused, up to `end`.
+    pub(in crate::sim) fn port_columns(
+        &self,
+        n_ports: usize,
+        end: SimTime,
+    ) -> Vec<(&'static str, ColumnData)> {
+        let s = self.port_stats(n_ports, end);
+        vec![
+            (
+                "pause_sent",
+                ColumnData::I64(s.iter().map(|x| x.0).collect()),
+            ),
+            (
+                "pause_received",
+                ColumnData::I64(s.iter().map(|x| x.1).collect()),
+            ),
+            (
+                "paused_ps",
+                ColumnData::I64(s.iter().map(|x| x.2).collect()),
+            ),
+        ]
+    }
+
     /// Per-port (PAUSE frames sent, received, paused time in ps) up to `end`.
     pub(in crate::sim) fn port_stats(&self, n_ports: usize, end: SimTime) -> Vec<(i64, i64, i64)> {
         (0..n_ports)
