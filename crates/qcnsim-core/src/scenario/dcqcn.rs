@@ -3,9 +3,11 @@
 //! ([`DcqcnVariant`], one definition per variant in proto/dcqcn.rs); the keys are defined in
 //! the parameter table (params.rs, `cc.dcqcn*`).
 
+use super::links::port_selection;
 use super::params::{self, spec, Kind, DC, DC_CP, DC_NP, DC_RP};
+use super::qcn::check_rp_params;
 use super::reader::{Res, TableReader};
-use super::{port_selection, Json, Scenario};
+use super::{Json, Scenario, ScenarioError};
 use crate::proto::dcqcn::{DcqcnVariant, EcnParams, MarkAt};
 use crate::proto::qcn_rp::{AlphaUpdate, HaiMode, RpParams, StageGate, TargetClamp};
 use crate::units::SimTime;
@@ -206,4 +208,21 @@ fn read_first_cnp_rate(t: &mut TableReader, default: Option<f64>) -> Res<Option<
         },
     );
     Ok(v)
+}
+
+/// DCQCN: unicast flows only (the NP answers a flow's receiver), and RP parameters that make
+/// sense for every flow's line rate.
+pub(super) fn check_dcqcn(sc: &Scenario) -> Res<()> {
+    if let Some(f) = sc.flows.iter().find(|f| f.group.is_some()) {
+        return Err(ScenarioError::new(
+            "cc.mode",
+            "\"dcqcn\"",
+            format!(
+                "\"qcn\", \"bcn\" or \"none\" with multicast flow {:?} (DCQCN's notification \
+                 point answers one receiver per flow)",
+                f.name
+            ),
+        ));
+    }
+    check_rp_params(sc, &sc.dcqcn.rp, "cc.dcqcn.rp")
 }

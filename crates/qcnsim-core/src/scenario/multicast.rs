@@ -8,8 +8,9 @@
 //! A switch forwards a group frame onto each of its entries except the port back to where the
 //! frame came from (the 802.1Q rule that a frame never leaves by its reception port).
 
+use super::links::{names, port_ref};
 use super::reader::{Res, TableReader};
-use super::{names, port_ref, NodeKind, PortIx, Scenario};
+use super::{NodeKind, PortIx, Scenario};
 use crate::scenario::ScenarioError;
 use serde_json::Value as Json;
 use std::collections::VecDeque;

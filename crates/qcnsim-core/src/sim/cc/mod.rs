@@ -491,7 +491,7 @@ impl Needs for Cm {
 impl Cm {
     /// Per flow: feedback received by its source (CNMs, SONAR and push-back, BCN, ConMes),
     /// DCQCN's marks and CNPs (columns of the flows table, in its order).
-    pub(in crate::sim) fn flow_columns(&self, core: &Core) -> Vec<(&'static str, ColumnData)> {
+    pub(in crate::sim) fn flow_columns(&self, core: &Core) -> Columns {
         let fl = &core.flows;
         let i64s =
             |f: &dyn Fn(&Flow) -> u64| ColumnData::I64(fl.iter().map(|x| f(x) as i64).collect());
@@ -520,13 +520,7 @@ impl Cm {
     /// Per port: the feedback its CP sent (CNMs, BCN messages, ConMes); and, placed after the
     /// queue columns of the ports table, the transient variants' (SONAR echoes, Fb99, time with
     /// BA = 1).
-    pub(in crate::sim) fn port_columns(
-        &self,
-        core: &Core,
-    ) -> (
-        Vec<(&'static str, ColumnData)>,
-        Vec<(&'static str, ColumnData)>,
-    ) {
+    pub(in crate::sim) fn port_columns(&self, core: &Core) -> (Columns, Columns) {
         let ps = &core.ports;
         let i64s =
             |f: &dyn Fn(&Port) -> u64| ColumnData::I64(ps.iter().map(|x| f(x) as i64).collect());

@@ -6,6 +6,9 @@ use crate::sim::prelude::*;
 pub(in crate::sim) mod fct;
 pub(in crate::sim) mod output;
 
+/// Named columns a subsystem contributes to a shared table (flows, ports), in the table's order.
+pub(in crate::sim) type Columns = Vec<(&'static str, ColumnData)>;
+
 #[derive(Clone, Copy)]
 pub(in crate::sim) struct EvRec {
     pub(in crate::sim) t: SimTime,

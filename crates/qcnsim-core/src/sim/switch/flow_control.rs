@@ -704,11 +704,7 @@ impl Fc {
 impl Fc {
     /// Flow control's columns of the ports table: PAUSE/PFC frames sent and received, time
     /// paused, up to `end`.
-    pub(in crate::sim) fn port_columns(
-        &self,
-        n_ports: usize,
-        end: SimTime,
-    ) -> Vec<(&'static str, ColumnData)> {
+    pub(in crate::sim) fn port_columns(&self, n_ports: usize, end: SimTime) -> Columns {
         let s = self.port_stats(n_ports, end);
         vec![
             (

@@ -1,0 +1,61 @@
+//! `[cc]`: the congestion-management mode and its common options; the sections of the three
+//! schemes (`[cc.qcn]`, `[cc.bcn]`, `[cc.dcqcn]`) are read by qcn.rs, bcn.rs and dcqcn.rs, and
+//! checked against the flows here once all are read.
+
+use super::reader::{Res, TableReader};
+use super::{bcn, dcqcn, qcn, CcMode, Scenario};
+use serde_json::{Map, Value as Json};
+
+/// `[cc]` with its `qcn`, `bcn` and `dcqcn` sections (all read, whatever the mode), then the
+/// checks of the chosen scheme's parameters against the flows.
+pub(super) fn read(
+    sc: &mut Scenario,
+    r: &mut TableReader,
+    resolved: &mut Map<String, Json>,
+) -> Res<()> {
+    let mut cc = r.sub("cc")?;
+    sc.cc = match cc
+        .choice("mode", "none", &["none", "qcn", "bcn", "dcqcn"])?
+        .as_str()
+    {
+        "qcn" => CcMode::Qcn,
+        "bcn" => CcMode::Bcn,
+        "dcqcn" => CcMode::Dcqcn,
+        _ => CcMode::None,
+    };
+    sc.feedback_latency = cc.time_or("feedback_latency", 0)?;
+    sc.rl_start_full = cc.choice("rl_start", "full", &["full", "empty"])? == "full";
+    sc.feedback_reverse =
+        cc.choice("feedback_route", "shortest", &["shortest", "reverse"])? == "reverse";
+    let mut q = cc.sub("qcn")?;
+    sc.qcn = qcn::parse_qcn(sc, &mut q)?;
+    let qj = q.finish()?;
+    cc.put("qcn", Json::Object(qj));
+    let bcn_given = cc.has("bcn");
+    let mut b = cc.sub("bcn")?;
+    sc.bcn = bcn::parse_bcn(sc, &mut b)?;
+    let bj = b.finish()?;
+    // The [cc.bcn] section appears in the resolved scenario when BCN is used or given.
+    if sc.cc == CcMode::Bcn || bcn_given {
+        cc.put("bcn", Json::Object(bj));
+    }
+    // likewise [cc.dcqcn]
+    let dcqcn_given = cc.has("dcqcn");
+    let mut dr = cc.sub("dcqcn")?;
+    sc.dcqcn = dcqcn::parse_dcqcn(sc, &mut dr)?;
+    let dj = dr.finish()?;
+    if sc.cc == CcMode::Dcqcn || dcqcn_given {
+        cc.put("dcqcn", Json::Object(dj));
+    }
+    resolved.insert("cc".into(), Json::Object(cc.finish()?));
+    if sc.cc == CcMode::Qcn {
+        qcn::check_rp(sc)?;
+    }
+    if sc.cc == CcMode::Bcn {
+        bcn::check_bcn(sc)?;
+    }
+    if sc.cc == CcMode::Dcqcn {
+        dcqcn::check_dcqcn(sc)?;
+    }
+    Ok(())
+}
