@@ -40,3 +40,20 @@ def test_gbn_flows_finish_where_udp_flows_do_not(tmp_path):
     assert out.read_bytes()[:4] == b"\x89PNG"
     assert plot.fct_slowdown({"x": qcnsim.run(qcnsim.Scenario.from_text(
         INCAST.replace("TP", "udp").replace('size = "200KB"\n', ""), name="x"))}) is None
+
+
+def test_cli_prints_the_runs_warnings(tmp_path):
+    """Open-loop flows that lose frames cannot complete: the summary says so, and `qcnsim run`
+    repeats it on stderr (docs/tables.md, "Warnings")."""
+    from conftest import run_cli
+
+    path = tmp_path / "incast.toml"
+    path.write_text(INCAST.replace("TP", "udp"))
+    r = run_cli("run", path, "--out", tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    assert "warning: unrecovered loss:" in r.stderr
+    assert "at their senders" in r.stderr
+    path.write_text(INCAST.replace("TP", "gbn"))
+    r = run_cli("run", path, "--out", tmp_path / "out2")
+    assert r.returncode == 0, r.stderr
+    assert "warning:" not in r.stderr

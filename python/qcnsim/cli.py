@@ -149,6 +149,12 @@ def _print_summary(res) -> None:
 
     if res.summary.height:
         print(to_markdown(res.summary).rstrip("\n"))
+        # what a reader must not miss (summary rows `warning_*`, docs/tables.md) also on stderr
+        s = res.summary
+        if "metric" in s.columns:
+            for row in s.filter(s["metric"].str.starts_with("warning_")).iter_rows(named=True):
+                print(f"warning: {row['metric'][len('warning_'):].replace('_', ' ')}: "
+                      f"{row['value']:g} {row['unit']} ({row['detail']})", file=sys.stderr)
 
 
 def _load(path: str):

@@ -3,12 +3,21 @@
 
 use super::reader::{Res, TableReader};
 use super::{
-    multicast, routes, transport, FlowSpec, NodeKind, PortIx, RoutingMode, Scenario, ScenarioError,
-    Traffic, MAX_FLOW_BYTES,
+    multicast, routes, transport, CcMode, FlowSpec, NodeKind, PortIx, RoutingMode, Scenario,
+    ScenarioError, Traffic, MAX_FLOW_BYTES,
 };
 use crate::units;
 use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
+
+/// `flows.*.sender`: what produces the flow's frames. `"generator"` (the default of a
+/// `[[flows]]` entry: a traffic generator, open loop) drops a frame that finds the flow's
+/// rate-limiter queue or its NIC's egress queue full; `"nic"` (the default of flows a workload
+/// generates, `workloads.*.sender`) is a NIC sending a message from host memory: a frame waits
+/// for room, so nothing is dropped at the sender (docs/models/network.md, "Senders").
+pub(super) fn read_sender(t: &mut TableReader) -> Res<bool> {
+    Ok(t.choice("sender", "generator", &["generator", "nic"])? == "nic")
+}
 
 /// `[[flows]]`, into `sc.flows` (`[routing]` is read before).
 pub(super) fn read(
@@ -84,6 +93,7 @@ pub(super) fn read(
         }
         let priority = t.int_in("priority", 0, 0, 7)? as u8;
         let transport = transport::read_kind(&mut t)?;
+        let holds = read_sender(&mut t)?;
         let size_bytes = t.opt_bytes("size")?;
         if let Some(b) = size_bytes.filter(|&b| b == 0 || b > MAX_FLOW_BYTES) {
             return Err(t.err(
@@ -151,6 +161,7 @@ pub(super) fn read(
             priority,
             transport,
             explicit_path: explicit,
+            holds,
         });
         transport::check_flow(&t, &sc.flows[sc.flows.len() - 1])?;
         flow_json.push(Json::Object(t.finish()?));
@@ -241,4 +252,28 @@ fn explicit_path(
         ports.push(p);
     }
     Ok(ports)
+}
+
+/// A source that waits for room in its rate-limiter queue (a greedy source, or a NIC holding a
+/// message) must fit one frame in it, or it would wait for ever.
+pub(super) fn check_waiting(sc: &Scenario) -> Res<()> {
+    let (key, cap) = match sc.cc {
+        CcMode::Bcn => ("cc.bcn.rp.rl_queue", sc.bcn.rl_queue_bytes),
+        CcMode::Dcqcn => ("cc.dcqcn.rp.rl_queue", sc.dcqcn.rl_queue_bytes),
+        _ => ("cc.qcn.rp.rl_queue", sc.qcn.rl_queue_bytes),
+    };
+    for f in &sc.flows {
+        if (f.traffic == Traffic::Greedy || f.holds) && (f.frame_bytes as u64) > cap {
+            return Err(ScenarioError::new(
+                key,
+                format!("\"{cap}B\""),
+                format!(
+                    "at least one frame of flow {:?} ({}B): its sender waits for room in the \
+                     rate-limiter queue (traffic = \"greedy\" or sender = \"nic\")",
+                    f.name, f.frame_bytes
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

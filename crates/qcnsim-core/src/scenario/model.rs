@@ -156,6 +156,10 @@ pub struct FlowSpec {
     pub transport: transport::Transport,
     /// The path was written in the scenario (`flows.*.path`).
     pub explicit_path: bool,
+    /// `sender = "nic"`: the sender holds a frame until its rate limiter and its NIC's egress
+    /// queue have room (a NIC sending a message from host memory); else a frame that finds
+    /// either full is dropped at the sender (a traffic generator).
+    pub holds: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -58,6 +58,7 @@ pub(super) fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scen
     flows::read(&mut sc, &mut r, &mut resolved)?;
     read_transport(&mut sc, &mut r, &mut resolved)?;
     cc::read(&mut sc, &mut r, &mut resolved)?;
+    flows::check_waiting(&sc)?;
     read_buffers(&mut sc, &mut r, &mut resolved)?;
     check_spray(&sc)?;
     if !sc.link_events.is_empty() {

@@ -250,6 +250,8 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
             }
             other => other,
         };
+        // the generated flows' sender: a NIC holding each message unless set otherwise
+        let sender = t.choice("sender", "nic", &["nic", "generator"])?;
         let rate = t.opt_rate("rate")?;
         // participating hosts
         let members: Vec<usize> = match t.opt_str_list("hosts")? {
@@ -535,6 +537,7 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
             if let Some(tp) = &transport {
                 e.insert("transport".into(), Value::String(tp.clone()));
             }
+            e.insert("sender".into(), Value::String(sender.clone()));
             out_flows.push(Value::Table(e));
         }
         let mut j = t.finish()?;

@@ -196,6 +196,8 @@ impl<'a> Core<'a> {
                 bcn_rx: [0; 3],
                 class: sc.fc.class_of(f.priority) as u8,
                 gated: false,
+                waits: f.traffic == Traffic::Greedy || f.holds,
+                holds: f.holds,
                 route: if !sc.link_events.is_empty() && f.group.is_none() {
                     ROUTE_LOOKUP
                 } else if f.spray {

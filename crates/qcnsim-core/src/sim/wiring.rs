@@ -300,10 +300,16 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// A data frame does not fit egress port `pi` by the port's own capacity: its switch's
-    /// shared memory, if any, decides (sim/switch/buffer.rs).
+    /// A data frame does not fit egress port `pi` by the port's own capacity: it waits there
+    /// anyway at its source's NIC when its sender holds it (`sender = "nic"`: the NIC reads the
+    /// message from host memory, which does not overflow); else its switch's shared memory, if
+    /// any, decides (sim/switch/buffer.rs). Off the common path.
     #[inline(never)]
-    pub(super) fn buf_admit(&mut self, pi: usize, pkt: u32) -> bool {
+    pub(super) fn admit_over(&mut self, pi: usize, pkt: u32) -> bool {
+        let flow = self.core.pkts[pkt as usize].flow as usize;
+        if !self.core.ports[pi].from_switch && self.core.flows[flow].holds {
+            return true;
+        }
         let (ok, ask) = self.buf.admit(&self.core, pi, pkt);
         if let Some(ask) = ask {
             self.buf_pfc(ask);

@@ -95,11 +95,11 @@ impl<'a> Sim<'a> {
                 Capacity::Infinite => true,
                 Capacity::Bytes(b) => port.q_bytes + size as u64 <= b,
                 Capacity::Frames(n) => (port.q.len() as u64) < n,
-                // the switch's shared memory decides (`buf_admit`, off the common path)
+                // the switch's shared memory decides (`admit_over`, off the common path)
                 Capacity::Shared => false,
             }
         };
-        if !fits && !self.buf_admit(pi, pkt) {
+        if !fits && !self.admit_over(pi, pkt) {
             let port = &mut self.core.ports[pi];
             port.drop_frames += 1;
             port.drop_bytes += size as u64;

@@ -340,6 +340,12 @@ pub(in crate::sim) struct Flow {
     pub(in crate::sim) cnm_rx: u64,
     /// BCN messages received: negative, positive, BCN(0,0).
     pub(in crate::sim) bcn_rx: [u64; 3],
+    /// At a full rate-limiter queue the source waits instead of dropping the frame (a greedy
+    /// source, or `sender = "nic"`).
+    pub(in crate::sim) waits: bool,
+    /// `sender = "nic"`: the source NIC's egress queue never drops the flow's frames (they wait
+    /// in host memory, not in a NIC buffer that could overflow).
+    pub(in crate::sim) holds: bool,
 }
 
 /// The data path's state: the clock, the event queue, the frame arena, ports and flows, the

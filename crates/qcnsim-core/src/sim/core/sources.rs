@@ -110,9 +110,10 @@ impl<'a> Sim<'a> {
     #[inline]
     pub(in crate::sim) fn schedule_gen(&mut self, fi: usize) {
         let f = &mut self.core.flows[fi];
-        // A greedy source is always generated lazily: it waits at a full queue (see `catch_up`
-        // and `refill`), so a generation event only ever finds its queue empty.
-        if (self.core.lazy_gen || f.traffic == Traffic::Greedy) && !f.rl_q.is_empty() {
+        // A waiting source (greedy, or a NIC holding a message) is always generated lazily: it
+        // waits at a full queue (see `catch_up` and `refill`), so a generation event only ever
+        // finds its queue empty.
+        if (self.core.lazy_gen || f.waits) && !f.rl_q.is_empty() {
             f.gen_lazy = true;
         } else {
             f.gen_lazy = false;
@@ -132,8 +133,9 @@ impl<'a> Sim<'a> {
         while self.core.flows[fi].gen_lazy && self.core.flows[fi].next_gen <= now {
             let f = &self.core.flows[fi];
             if !Self::rl_room(f) {
-                if f.traffic == Traffic::Greedy {
-                    // a greedy source waits for room instead of losing the frame
+                if f.waits {
+                    // a greedy source or a NIC holding a message waits for room instead of
+                    // losing the frame
                     return;
                 }
                 if self.core.count_drops && self.skip_dropped(fi, now) {
@@ -152,7 +154,14 @@ impl<'a> Sim<'a> {
     /// still queued for this instant, finds the frame made and does nothing (`on_gen`).
     fn eager_catch_up(&mut self, fi: usize, now: SimTime) {
         let f = &self.core.flows[fi];
-        if f.traffic == Traffic::Greedy || f.gen_lazy || f.next_gen != now {
+        if f.waits {
+            // a waiting source is generated lazily in both modes (it waits at a full queue)
+            if f.gen_lazy && f.next_gen <= now && Self::rl_room(f) {
+                self.catch_up(fi, now);
+            }
+            return;
+        }
+        if f.waits || f.gen_lazy || f.next_gen != now {
             return;
         }
         while self.core.flows[fi].next_gen == now {
@@ -222,9 +231,10 @@ impl<'a> Sim<'a> {
         true
     }
 
-    /// A departure freed room: a greedy source's waiting frame (due by `now`) enters the
-    /// queue now, born now; its next frame is due one frame time later. (It is added before the
-    /// RP hears of the departure: an always-backlogged source never leaves the queue empty.)
+    /// A departure freed room: a waiting source's frame (due by `now`) enters the queue now,
+    /// born now; a greedy source's next frame is due one frame time later, another source's at
+    /// its own schedule. (It is added before the RP hears of the departure: an always-backlogged
+    /// source never leaves the queue empty.)
     fn refill(&mut self, fi: usize, now: SimTime) {
         while self.core.flows[fi].gen_lazy
             && self.core.flows[fi].next_gen <= now
@@ -282,8 +292,7 @@ impl<'a> Sim<'a> {
             // the loop's first test, without the call: a greedy source at its full queue (the
             // common case of `traffic = "greedy"`) makes nothing here
             let f = &self.core.flows[fi];
-            if f.gen_lazy && f.next_gen <= now && (f.traffic != Traffic::Greedy || Self::rl_room(f))
-            {
+            if f.gen_lazy && f.next_gen <= now && (!f.waits || Self::rl_room(f)) {
                 self.catch_up(fi, now);
             }
         } else {
@@ -298,7 +307,7 @@ impl<'a> Sim<'a> {
         if Core::rl_limited(f) {
             f.bucket.take(now, size);
         }
-        if f.traffic == Traffic::Greedy {
+        if f.waits {
             self.refill(fi, now);
         }
         let empty = self.core.flows[fi].rl_q.is_empty();

@@ -276,6 +276,37 @@ impl GbnState {
     }
 }
 
+/// Summary rows that warn (metric `warning_...`; docs/tables.md, "Warnings").
+impl GbnState {
+    /// Finite unicast flows without a transport that recovers losses (`transport = "udp"`) that
+    /// lost frames: they cannot complete (their `fct_ps` is -1), whatever the run's length.
+    pub(in crate::sim) fn loss_warnings(&self, core: &Core) -> fct::Rows {
+        let (mut flows, mut at_sender, mut in_network) = (0u64, 0u64, 0u64);
+        for f in &core.flows {
+            let lost = f.rl_drops + f.nic_drops + f.net_drops;
+            if f.size.is_none() || f.gbn != NONE || f.mc != NONE || lost == 0 {
+                continue;
+            }
+            flows += 1;
+            at_sender += f.rl_drops + f.nic_drops;
+            in_network += f.net_drops;
+        }
+        if flows == 0 {
+            return Vec::new();
+        }
+        vec![(
+            "warning_unrecovered_loss".into(),
+            flows as f64,
+            "flows".into(),
+            format!(
+                "finite open-loop flows that lost frames ({at_sender} at their senders, \
+                 {in_network} in the network) cannot complete; transport = \"gbn\" recovers \
+                 losses, sender = \"nic\" keeps a message at its sender"
+            ),
+        )]
+    }
+}
+
 impl Needs for GbnState {
     fn name(&self) -> &'static str {
         "gbn"

@@ -73,6 +73,9 @@ impl<'a> Sim<'a> {
         let fc_port_cols = self.fc.port_columns(self.core.ports.len(), sc.duration);
         let fct = self.fct_table();
         let link_out = self.links.as_ref().map(|l| l.outputs(sc));
+        // what a reader of the results must not miss: flows that cannot complete, frames stuck
+        let mut warnings = self.gbn.loss_warnings(&self.core);
+        warnings.extend(self.fc.stuck_warnings(&self.core));
         let mut rec = self.core.rec;
         let mut tables = Vec::new();
 
@@ -403,6 +406,7 @@ impl<'a> Sim<'a> {
         }
         crate::summary::append_rows(&mut summary, self.buf.summary_rows(sc));
         crate::summary::append_rows(&mut summary, self.fc.guard.rows(sc));
+        crate::summary::append_rows(&mut summary, warnings);
         if let Some(members) = mc_members {
             let rows = self.mcast.summary_rows(sc, &self.core.flows, &tables);
             crate::summary::append_rows(&mut summary, rows);

@@ -875,6 +875,54 @@ impl Fc {
     }
 }
 
+/// Summary rows that warn (metric `warning_...`; docs/tables.md, "Warnings").
+impl Fc {
+    /// Data frames still waiting behind a paused class at the end of the run: a pause that
+    /// outlived the run, or frames stuck for good (a PFC deadlock, found by the detector or
+    /// not).
+    pub(in crate::sim) fn stuck_warnings(&self, core: &Core) -> fct::Rows {
+        if !self.on {
+            return Vec::new();
+        }
+        let (mut frames, mut ports) = (0usize, 0usize);
+        for (p, fp) in self.ports.iter().enumerate() {
+            if fp.paused_mask == 0 {
+                continue;
+            }
+            let port = &core.ports[p];
+            let waiting: usize = if port.pq.is_empty() {
+                port.q.len()
+            } else {
+                (0..self.nc)
+                    .filter(|&c| fp.paused_mask >> c & 1 == 1)
+                    .map(|c| port.pq[c].len())
+                    .sum()
+            };
+            if waiting > 0 {
+                frames += waiting;
+                ports += 1;
+            }
+        }
+        if frames == 0 {
+            return Vec::new();
+        }
+        let found = match (self.guard.detect, self.guard.deadlocks.len()) {
+            (None, _) => "deadlock detection is off (flow_control.deadlock_detect)".to_string(),
+            (Some(_), 0) => "the deadlock detector found no cycle".to_string(),
+            (Some(_), n) => format!("the deadlock detector found {n} cycle(s)"),
+        };
+        vec![(
+            "warning_frames_stuck_behind_pause".into(),
+            frames as f64,
+            "frames".into(),
+            format!(
+                "data frames waiting behind a paused class at the end of the run, at {ports} \
+                 port(s); {found}"
+            ),
+        )]
+    }
+}
+
 impl Needs for Fc {
     fn name(&self) -> &'static str {
         "fc"

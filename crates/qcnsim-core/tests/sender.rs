@@ -1,0 +1,168 @@
+//! `sender`: a NIC sending a message from host memory never drops it (docs/models/network.md,
+//! "Senders"). The issue's case: a 4-leaf / 2-spine leaf-spine, 40 Gb/s hosts, a 16-to-1 incast
+//! of 500 KB into one host, PFC and DCQCN with their defaults. With a traffic generator as the
+//! sender, DCQCN's rate cut overflows each flow's 150 KB rate-limiter queue and the flows never
+//! finish; with the NIC (the default of generated flows) every flow finishes.
+
+mod common;
+use common::*;
+
+const INCAST: &str = r#"
+[meta]
+duration = "5ms"
+[topology]
+leaves = 4
+spines = 2
+hosts_per_leaf = 8
+host_rate = "40Gbps"
+spine_rate = "40Gbps"
+[routing]
+mode = "ecmp"
+[flow_control]
+mode = "pfc"
+[cc]
+mode = "dcqcn"
+[[workloads]]
+name = "incast"
+kind = "incast"
+senders = 16
+dst = "h0"
+size = "500KB"
+start = "100us"
+"#;
+
+fn finished(out: &qcnsim_core::api::RunOutput) -> usize {
+    i64s(table(out, "flows"), "fct_ps")
+        .iter()
+        .filter(|&&t| t >= 0)
+        .count()
+}
+
+fn sum(out: &qcnsim_core::api::RunOutput, col: &str) -> i64 {
+    i64s(table(out, "flows"), col).iter().sum()
+}
+
+#[test]
+fn a_nic_never_drops_its_own_message() {
+    let nic = run(INCAST, &[], None);
+    assert_eq!(table(&nic, "flows").rows(), 16);
+    // DCQCN did cut the rates (CNPs reached the sources), and nothing was dropped anywhere
+    assert!(sum(&nic, "cnp_received") > 0);
+    assert_eq!(sum(&nic, "rl_dropped_frames"), 0);
+    assert_eq!(sum(&nic, "nic_dropped_frames"), 0);
+    assert_eq!(sum(&nic, "dropped_frames"), 0);
+    assert_eq!(finished(&nic), 16, "every message completes");
+    // the same incast from traffic generators: frames dropped at the senders' rate limiters,
+    // and flows that cannot complete
+    let gen = run(INCAST, &["workloads.0.sender=\"generator\""], None);
+    assert!(sum(&gen, "rl_dropped_frames") > 0);
+    assert!(finished(&gen) < 16);
+    // ... which the summary says, not only a NaN: every flow that lost frames is counted
+    let lost = i64s(table(&gen, "flows"), "rl_dropped_frames")
+        .iter()
+        .filter(|&&d| d > 0)
+        .count();
+    assert_eq!(
+        summary_value(&gen, "warning_unrecovered_loss", "at their senders"),
+        Some(lost as f64)
+    );
+    assert_eq!(summary_value(&nic, "warning_unrecovered_loss", ""), None);
+}
+
+/// A PFC deadlock, detected or not, leaves frames stuck: the summary says so.
+#[test]
+fn frames_stuck_behind_pfc_are_reported() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/pfc-deadlock.toml"
+    ))
+    .unwrap();
+    for (variant, found) in [
+        ("meta.variant=\"deadlock\"", "found 1 cycle"),
+        (
+            "flow_control.deadlock_detection=\"off\"",
+            "detection is off",
+        ),
+    ] {
+        let out = run(&text, &[variant], None);
+        let stuck = summary_value(&out, "warning_frames_stuck_behind_pause", found);
+        assert!(stuck.is_some_and(|v| v > 0.0), "{variant}: {stuck:?}");
+    }
+}
+
+#[test]
+fn a_nic_holds_frames_its_egress_queue_cannot_take() {
+    // one 200 KB message at line rate into a 4 KB NIC buffer behind another flow's backlog: a
+    // generator loses frames at its NIC, the NIC sender keeps them
+    let text = r#"
+[meta]
+duration = "2ms"
+[defaults]
+link_delay = "1us"
+nic_buffer = "4KB"
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[switches]]
+name = "s"
+[[links]]
+between = ["a", "s"]
+rate = "10Gbps"
+[[links]]
+between = ["s", "b"]
+rate = "10Gbps"
+[[flows]]
+name = "m1"
+src = "a"
+dst = "b"
+rate = "10Gbps"
+size = "200KB"
+[[flows]]
+name = "m2"
+src = "a"
+dst = "b"
+rate = "10Gbps"
+size = "200KB"
+"#;
+    let gen = run(text, &[], None);
+    assert!(sum(&gen, "nic_dropped_frames") > 0);
+    let nic = run(
+        text,
+        &["flows.0.sender=\"nic\"", "flows.1.sender=\"nic\""],
+        None,
+    );
+    assert_eq!(sum(&nic, "nic_dropped_frames"), 0);
+    assert_eq!(sum(&nic, "rx_bytes"), 400_000);
+    assert_eq!(finished(&nic), 2);
+}
+
+#[test]
+fn a_waiting_sender_needs_room_for_one_frame() {
+    let err = qcnsim_core::api::validate(INCAST, &["cc.dcqcn.rp.rl_queue=\"1000B\"".to_string()])
+        .unwrap_err();
+    assert_eq!(err.path, "cc.dcqcn.rp.rl_queue");
+    assert!(err.allowed.contains("incast.0"), "{err}");
+    let err = qcnsim_core::api::validate(INCAST, &["workloads.0.sender=\"tcp\"".to_string()])
+        .unwrap_err();
+    assert_eq!(err.path, "workloads.0.sender");
+}
+
+/// A NIC's waiting frames come out the same whether the source's frames are made lazily (the
+/// default) or one event per frame (the test switch), and every frame is accounted for.
+#[test]
+fn a_waiting_nic_is_the_same_with_one_event_per_frame() {
+    let ov = "[cc.dcqcn.rp]\nrl_queue = \"30KB\"\n";
+    let text = format!("{INCAST}{ov}");
+    let (lazy, live) = run_sim(&text, |_| {}, |s| s.live_data_frames());
+    let (eager, _) = run_sim(&text, |s| s.set_lazy_generation(false), |_| ());
+    assert!(tables_text(&lazy) == tables_text(&eager));
+    let f = table(&lazy, "flows");
+    let col = |c: &str| i64s(f, c).iter().sum::<i64>();
+    assert_eq!(col("rl_dropped_frames") + col("nic_dropped_frames"), 0);
+    assert_eq!(
+        col("gen_frames"),
+        col("rx_frames") + col("dropped_frames") + col("in_flight_frames")
+    );
+    assert_eq!(col("in_flight_frames"), live as i64);
+}
