@@ -57,6 +57,8 @@ pub(super) fn read(
         }
     }
     let victims = a.bool_or("victims", false)?;
+    let fct_unfinished_bound =
+        a.choice("fct_unfinished", "exclude", &["exclude", "lower_bound"])? == "lower_bound";
     if victims && bottleneck.is_none() {
         return Err(a.err(
             "victims",
@@ -71,6 +73,7 @@ pub(super) fn read(
         stats_to,
         downward_factor,
         victims,
+        fct_unfinished_bound,
     };
     resolved.insert("analysis".into(), Json::Object(a.finish()?));
     Ok(())

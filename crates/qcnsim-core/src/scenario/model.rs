@@ -290,6 +290,11 @@ pub struct AnalysisSpec {
     /// Report the throughput lost by flows that do not cross the bottleneck (victim flows of
     /// congestion spreading; docs/models/buffer.md).
     pub victims: bool,
+    /// `fct_unfinished = "lower_bound"`: a finite flow unfinished at the end enters the FCT
+    /// slowdown statistics with the lower bound of its slowdown (it ran at least until the end);
+    /// `"exclude"` (the default) leaves it out. Either way the statistics say which, and count
+    /// the unfinished flows and their undelivered bytes (docs/tables.md, `fct_stats`).
+    pub fct_unfinished_bound: bool,
 }
 
 #[derive(Debug, Clone)]

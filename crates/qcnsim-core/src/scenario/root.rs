@@ -277,6 +277,7 @@ fn skeleton(
             stats_to: duration,
             downward_factor: None,
             victims: false,
+            fct_unfinished_bound: false,
         },
         routes,
         routing: RoutingSpec {

@@ -114,9 +114,9 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 }
 
 impl<'a> Sim<'a> {
-    /// The `fct` table (finite unicast flows only) and its summary rows; `None` without
-    /// finite flows.
-    pub(in crate::sim) fn fct_table(&self) -> Option<(Table, Rows)> {
+    /// The `fct` table (finite unicast flows only), the `fct_stats` table and the summary rows;
+    /// `None` without finite flows.
+    pub(in crate::sim) fn fct_table(&self) -> Option<(Table, Table, Rows)> {
         let sc = self.core.sc;
         let ix: Vec<usize> = (0..sc.flows.len())
             .filter(|&i| sc.flows[i].size_bytes.is_some() && sc.flows[i].group.is_none())
@@ -128,6 +128,10 @@ impl<'a> Sim<'a> {
         let mut ideal = Vec::with_capacity(ix.len());
         let mut slow = Vec::with_capacity(ix.len());
         let mut finish = Vec::with_capacity(ix.len());
+        // what the statistics use for an unfinished flow: NaN (excluded), or the lower bound of
+        // its slowdown (it ran at least until the end of the run)
+        let mut stat_slow = Vec::with_capacity(ix.len());
+        let bound = sc.analysis.fct_unfinished_bound;
         for &i in &ix {
             let f = &self.core.flows[i];
             let id = ideal_fct(sc, &sc.flows[i]).unwrap_or(0);
@@ -138,11 +142,18 @@ impl<'a> Sim<'a> {
                     fct.push(d);
                     finish.push(t as f64);
                     slow.push(if id > 0 { d / id as f64 } else { f64::NAN });
+                    stat_slow.push(slow[slow.len() - 1]);
                 }
                 None => {
                     fct.push(f64::NAN);
                     finish.push(f64::NAN);
                     slow.push(f64::NAN);
+                    let ran = sc.duration.saturating_sub(f.start) as f64;
+                    stat_slow.push(if bound && id > 0 {
+                        ran / id as f64
+                    } else {
+                        f64::NAN
+                    });
                 }
             }
         }
@@ -230,18 +241,23 @@ impl<'a> Sim<'a> {
             })
             .collect();
         groups.push(("all sizes".to_string(), (0..ix.len()).collect()));
+        let as_word = if bound {
+            "included as lower bounds"
+        } else {
+            "excluded"
+        };
         for (label, members) in groups {
             let mut v: Vec<f64> = members
                 .iter()
-                .map(|&k| slow[k])
+                .map(|&k| stat_slow[k])
                 .filter(|x| !x.is_nan())
                 .collect();
             v.sort_by(f64::total_cmp);
-            let unfinished = members.len() - v.len();
+            let done = members.iter().filter(|&&k| !slow[k].is_nan()).count();
+            let unfinished = members.len() - done;
             let detail = format!(
-                "{label}: {} flows, {} finished, {unfinished} unfinished (excluded)",
+                "{label}: {} flows, {done} finished, {unfinished} unfinished ({as_word})",
                 members.len(),
-                v.len()
             );
             let mean = if v.is_empty() {
                 f64::NAN
@@ -292,8 +308,130 @@ impl<'a> Sim<'a> {
                 detail,
             ));
         }
-        Some((table, rows))
+        let stats = self.fct_stats(&ix, &slow, &stat_slow);
+        Some((table, stats, rows))
     }
+
+    /// The `fct_stats` table: slowdown statistics (mean, p50, p95, p99) per size bin, tidy: the
+    /// fixed bins of the field (<100 KB, 100 KB-1 MB, >1 MB), 20 bins of 5 % of the finite
+    /// flows each in size order (the HPCC paper's binning of its Figure 11, from the run's own
+    /// flows), and all flows; with the flows, finished and unfinished flows, the bytes the
+    /// unfinished ones have not delivered, and how unfinished flows enter the statistics.
+    fn fct_stats(&self, ix: &[usize], slow: &[f64], stat_slow: &[f64]) -> Table {
+        let sc = self.core.sc;
+        let size = |k: usize| sc.flows[ix[k]].size_bytes.unwrap_or(0);
+        let mut bins: Vec<(&str, String, u64, f64, Vec<usize>)> = BINS
+            .iter()
+            .map(|&(label, lo, hi)| {
+                let members = (0..ix.len())
+                    .filter(|&k| size(k) >= lo && size(k) < hi)
+                    .collect();
+                let hi = if hi == u64::MAX {
+                    f64::INFINITY
+                } else {
+                    hi as f64
+                };
+                ("fixed", label.to_string(), lo, hi, members)
+            })
+            .collect();
+        // 20 bins of (about) 5 % of the flows each, by size (ties broken by flow order)
+        let mut order: Vec<usize> = (0..ix.len()).collect();
+        order.sort_by_key(|&k| (size(k), k));
+        let n = order.len();
+        for q in 0..20 {
+            let members: Vec<usize> = order[q * n / 20..(q + 1) * n / 20].to_vec();
+            let (lo, hi) = match (members.first(), members.last()) {
+                (Some(&a), Some(&b)) => (size(a), size(b) as f64),
+                _ => continue,
+            };
+            bins.push((
+                "quantile",
+                format!("p{}-{}", q * 5, q * 5 + 5),
+                lo,
+                hi,
+                members,
+            ));
+        }
+        bins.push((
+            "all",
+            "all sizes".into(),
+            0,
+            f64::INFINITY,
+            (0..n).collect(),
+        ));
+        let as_word = if sc.analysis.fct_unfinished_bound {
+            "lower_bound"
+        } else {
+            "excluded"
+        };
+        let mut t = TidyFct::default();
+        for (binning, label, lo, hi, members) in &bins {
+            let mut v: Vec<f64> = members
+                .iter()
+                .map(|&k| stat_slow[k])
+                .filter(|x| !x.is_nan())
+                .collect();
+            v.sort_by(f64::total_cmp);
+            let done = members.iter().filter(|&&k| !slow[k].is_nan()).count();
+            let missing: u64 = members
+                .iter()
+                .filter(|&&k| slow[k].is_nan())
+                .map(|&k| size(k).saturating_sub(self.core.flows[ix[k]].rx_bytes))
+                .sum();
+            let mean = if v.is_empty() {
+                f64::NAN
+            } else {
+                v.iter().sum::<f64>() / v.len() as f64
+            };
+            let stats = [
+                ("mean", mean),
+                ("p50", percentile(&v, 50.0)),
+                ("p95", percentile(&v, 95.0)),
+                ("p99", percentile(&v, 99.0)),
+            ];
+            for (stat, value) in stats {
+                t.binning.push(binning.to_string());
+                t.bin.push(label.clone());
+                t.lo.push(*lo as i64);
+                t.hi.push(*hi);
+                t.stat.push(stat.to_string());
+                t.value.push(value);
+                t.flows.push(members.len() as i64);
+                t.finished.push(done as i64);
+                t.unfinished.push((members.len() - done) as i64);
+                t.missing.push(missing as i64);
+                t.unfinished_as.push(as_word.to_string());
+            }
+        }
+        Table::new("fct_stats")
+            .col("binning", ColumnData::Str(t.binning))
+            .col("size_bin", ColumnData::Str(t.bin))
+            .col("size_bin_lo", ColumnData::I64(t.lo))
+            .col("size_bin_hi", ColumnData::F64(t.hi))
+            .col("stat", ColumnData::Str(t.stat))
+            .col("slowdown", ColumnData::F64(t.value))
+            .col("flows", ColumnData::I64(t.flows))
+            .col("finished", ColumnData::I64(t.finished))
+            .col("unfinished", ColumnData::I64(t.unfinished))
+            .col("unfinished_bytes", ColumnData::I64(t.missing))
+            .col("unfinished_as", ColumnData::Str(t.unfinished_as))
+    }
+}
+
+/// The `fct_stats` table's columns.
+#[derive(Default)]
+struct TidyFct {
+    binning: Vec<String>,
+    bin: Vec<String>,
+    lo: Vec<i64>,
+    hi: Vec<f64>,
+    stat: Vec<String>,
+    value: Vec<f64>,
+    flows: Vec<i64>,
+    finished: Vec<i64>,
+    unfinished: Vec<i64>,
+    missing: Vec<i64>,
+    unfinished_as: Vec<String>,
 }
 
 #[cfg(test)]

@@ -396,9 +396,10 @@ impl<'a> Sim<'a> {
         }
         let mut summary =
             crate::summary::summarize(sc, &tables, rec.events_dropped, self.fc.recs_dropped);
-        if let Some((fct, rows)) = fct {
+        if let Some((fct, stats, rows)) = fct {
             crate::summary::append_rows(&mut summary, rows);
             tables.push(fct);
+            tables.push(stats);
         }
         if let Some((t, rows)) = link_out {
             crate::summary::append_rows(&mut summary, rows);
