@@ -208,6 +208,7 @@ impl<'a> Sim<'a> {
 
     /// A control frame reaches its destination host: go-back-N's acknowledgements go to the
     /// transport, every other kind to congestion management (sim/cc/mod.rs).
+    #[inline(never)]
     pub(super) fn on_host_control(&mut self, pkt: u32) {
         let pk = self.core.pkts[pkt as usize];
         self.core.release(pkt);

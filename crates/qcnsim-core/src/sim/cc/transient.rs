@@ -161,6 +161,7 @@ impl Cm {
         }
     }
 
+    #[inline(never)]
     pub(in crate::sim) fn on_ba_timer(&mut self, core: &mut Core, bi: u32, gen: u32) {
         let b = &mut self.tr.bas[bi as usize];
         match b.timer.popped(core.now, gen) {
@@ -341,6 +342,7 @@ impl Cm {
         }
     }
 
+    #[inline(never)]
     pub(in crate::sim) fn on_ping_timer(&mut self, core: &mut Core, fi: u32, gen: u32) {
         let now = core.now;
         match self.tr.flows[fi as usize].ping_timer.popped(now, gen) {

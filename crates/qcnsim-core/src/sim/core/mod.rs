@@ -441,7 +441,7 @@ impl Core<'_> {
     }
 
     /// The RP's rate-increase timer of `flow` may fire.
-    #[inline]
+    #[inline(never)]
     pub(in crate::sim) fn on_rp_timer(&mut self, flow: u32, gen: u32) {
         let now = self.now;
         let f = &mut self.flows[flow as usize];
@@ -459,6 +459,7 @@ impl Core<'_> {
 
     /// A scheduled change of a port's service rate (the frame in transmission finishes at the
     /// old rate).
+    #[inline(never)]
     pub(in crate::sim) fn on_port_rate(&mut self, entry: usize) {
         let s = &self.sc.schedule[entry];
         let port = &mut self.ports[s.port];

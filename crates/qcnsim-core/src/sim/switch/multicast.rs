@@ -156,6 +156,7 @@ impl Multicast {
     }
 
     /// Take the counters at an edge of the statistics window.
+    #[inline(never)]
     pub(in crate::sim) fn snapshot(&mut self, core: &Core, edge: usize) {
         let s = &mut self.win[edge];
         s.taken = true;
