@@ -11,7 +11,6 @@
 //! - delivery of a data frame to its destination host is resolved when its transmission starts
 //!   (the arrival instant is known exactly then), which saves one event per frame; frames whose
 //!   arrival falls after the end of the run count as in flight.
-
 //!
 //! Code layout (docs/code-layout.md): `core/` the data path's state and steps, `cc/` congestion
 //! management, `switch/` flow control, shared buffers and multicast replication, `host/` the
@@ -51,11 +50,6 @@ pub struct Sim<'a> {
 }
 
 impl<'a> Sim<'a> {
-    fn poisson_gap(f: &mut Flow) -> SimTime {
-        let mean = f.frame as f64 * 8.0 * units::SEC as f64 / f.rate_bps;
-        (f.rng.exponential(mean).round() as SimTime).max(1)
-    }
-
     /// Run to the end. `progress` gets the fraction done; `false` cancels.
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<(), RunError> {
         let wall = Instant::now();

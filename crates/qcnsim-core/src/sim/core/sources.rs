@@ -52,6 +52,13 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// A Poisson source's gap to its next frame (exponential with the mean frame time at its
+    /// rate, rounded to the picosecond, at least 1 ps).
+    pub(in crate::sim) fn poisson_gap(f: &mut Flow) -> SimTime {
+        let mean = f.frame as f64 * 8.0 * units::SEC as f64 / f.rate_bps;
+        (f.rng.exponential(mean).round() as SimTime).max(1)
+    }
+
     /// Count a frame of `size` bytes generated at `t` and set the time of the next one.
     #[inline(always)]
     fn advance(f: &mut Flow, t: SimTime, size: u32) {
