@@ -166,3 +166,32 @@ fn a_waiting_nic_is_the_same_with_one_event_per_frame() {
     );
     assert_eq!(col("in_flight_frames"), live as i64);
 }
+
+/// docs/scenario.md, "Build your own fabric": what the page says to expect.
+#[test]
+fn the_docs_fabric_example_finishes_every_message() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/scenario.md"
+    ))
+    .unwrap();
+    let at = doc.find("## Build your own fabric").expect("section");
+    let start = at + doc[at..].find("```toml\n").expect("block") + "```toml\n".len();
+    let text = &doc[start..start + doc[start..].find("```").unwrap()];
+    let out = run(text, &[], None);
+    let fct = table(&out, "fct");
+    assert!(
+        bools(fct, "finished").iter().all(|&d| d),
+        "every message finishes"
+    );
+    let last = f64s(fct, "finish_ps").iter().cloned().fold(0.0, f64::max);
+    assert!(last < 7e9, "{last}");
+    let sl = f64s(fct, "slowdown");
+    assert!(sl.iter().all(|&s| (15.0..40.0).contains(&s)), "{sl:?}");
+    assert!(i64s(fct, "retransmitted_bytes").iter().sum::<i64>() > 10_000_000);
+    // the same messages without go-back-N: unfinished, and the summary says so
+    let udp = text.replace("transport = \"gbn\"", "transport = \"udp\"");
+    let out = run(&udp, &[], None);
+    assert!(bools(table(&out, "fct"), "finished").iter().all(|&d| !d));
+    assert!(summary_value(&out, "warning_unrecovered_loss", "").is_some());
+}
