@@ -91,7 +91,6 @@ fn unfinished_flows_are_counted_and_excluded_or_bounded() {
         .sum();
     let want = (fin_mean * fin as f64 + bound) / 20.0;
     assert!((mean_lb - want).abs() < 1e-9 * want, "{mean_lb} {want}");
-    assert!(mean_lb > mean_ex);
 }
 
 #[test]

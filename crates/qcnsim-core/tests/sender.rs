@@ -195,3 +195,71 @@ fn the_docs_fabric_example_finishes_every_message() {
     assert!(bools(table(&out, "fct"), "finished").iter().all(|&d| !d));
     assert!(summary_value(&out, "warning_unrecovered_loss", "").is_some());
 }
+
+/// Two 2 MB messages at line rate share one 10 Gb/s NIC; a 50 KB message joins 1 ms later. In
+/// one FIFO the small message waits behind the backlog the two built; a NIC serving its queue
+/// pairs round-robin sends it at a third of the link at once, and holds one frame per flow.
+#[test]
+fn a_nic_serves_its_queue_pairs_round_robin() {
+    let text = r#"
+[meta]
+duration = "5ms"
+[defaults]
+link_delay = "1us"
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[switches]]
+name = "s"
+[[links]]
+between = ["a", "s"]
+rate = "10Gbps"
+[[links]]
+between = ["s", "b"]
+rate = "10Gbps"
+[[flows]]
+name = "big1"
+src = "a"
+dst = "b"
+rate = "10Gbps"
+size = "2MB"
+sender = "nic"
+[[flows]]
+name = "big2"
+src = "a"
+dst = "b"
+rate = "10Gbps"
+size = "2MB"
+sender = "nic"
+[[flows]]
+name = "small"
+src = "a"
+dst = "b"
+rate = "10Gbps"
+size = "50KB"
+start = "1ms"
+sender = "nic"
+"#;
+    let fct = |o: &qcnsim_core::api::RunOutput| {
+        let f = table(o, "fct");
+        f64s(f, "fct_ps")[row_of(strs(f, "flow"), "small")]
+    };
+    let nic_queue = |o: &qcnsim_core::api::RunOutput| {
+        let p = table(o, "ports");
+        i64s(p, "max_qlen_bytes")[row_of(strs(p, "port"), "a->s")]
+    };
+    let rr = run(text, &[], None);
+    let fifo = run(text, &["defaults.nic_scheduler=\"fifo\""], None);
+    // round-robin: 50 KB at a third of 10 Gb/s is 120 us (+ the path)
+    assert!(fct(&rr) < 150e6, "{}", fct(&rr));
+    // FIFO: behind the 1 ms backlog of the two big messages (1.25 MB at 10 Gb/s: 1 ms)
+    assert!(fct(&fifo) > 900e6, "{}", fct(&fifo));
+    // one frame per queue pair in the NIC's queue, against the FIFO's backlog
+    assert!(nic_queue(&rr) <= 3 * 1500, "{}", nic_queue(&rr));
+    assert!(nic_queue(&fifo) > 1_000_000, "{}", nic_queue(&fifo));
+    // every message completes either way, nothing lost
+    for o in [&rr, &fifo] {
+        assert!(bools(table(o, "fct"), "finished").iter().all(|&d| d));
+    }
+}

@@ -17,6 +17,8 @@ pub(super) struct Defaults {
     latency: SimTime,
     buffer: Capacity,
     nic: Capacity,
+    /// `nic_scheduler = "round_robin"` (else `"fifo"`).
+    pub(super) nic_rr: bool,
 }
 
 /// `[defaults]`.
@@ -32,6 +34,8 @@ pub(super) fn read_defaults(
     let latency = d.time_or("switch_latency", 0)?;
     let buffer = capacity(&mut d, "buffer", Capacity::Infinite)?;
     let nic = capacity(&mut d, "nic_buffer", Capacity::Bytes(1_000_000))?;
+    let nic_rr =
+        d.choice("nic_scheduler", "round_robin", &["round_robin", "fifo"])? == "round_robin";
     resolved.insert("defaults".into(), Json::Object(d.finish()?));
     Ok(Defaults {
         rate,
@@ -41,6 +45,7 @@ pub(super) fn read_defaults(
         latency,
         buffer,
         nic,
+        nic_rr,
     })
 }
 

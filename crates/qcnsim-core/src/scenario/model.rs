@@ -315,6 +315,10 @@ pub struct Scenario {
     pub feedback_latency: SimTime,
     /// `cc.rl_start`: a newly allocated rate limiter's token bucket starts full (true) or empty.
     pub rl_start_full: bool,
+    /// `defaults.nic_scheduler = "round_robin"`: a NIC serves the flows it sends messages for
+    /// (`sender = "nic"`) round-robin, one frame each in turn (a queue pair each); `"fifo"`:
+    /// in the order their frames left their rate limiters (docs/models/network.md).
+    pub nic_round_robin: bool,
     /// `cc.feedback_route = "reverse"`: feedback messages travel back along the reverse of
     /// their flow's data path (or tree) instead of the shortest path to the source.
     pub feedback_reverse: bool,

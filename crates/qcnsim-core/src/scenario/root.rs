@@ -44,6 +44,7 @@ pub(super) fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scen
     let (nodes, index) = links::read_nodes(&mut r, &def, &mut resolved)?;
     let links = links::read_links(&mut r, &def, &nodes, &index, &mut resolved)?;
     let mut sc = skeleton(meta.name, meta.duration, meta.seed, nodes, links, index);
+    sc.nic_round_robin = def.nic_rr;
 
     schedule::read(&mut sc, &mut r, &mut resolved)?;
 
@@ -228,6 +229,7 @@ fn skeleton(
         cc: CcMode::None,
         feedback_latency: 0,
         rl_start_full: true,
+        nic_round_robin: true,
         feedback_reverse: false,
         qcn: QcnSpec {
             cp: CpParams::standard(),

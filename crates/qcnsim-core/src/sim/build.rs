@@ -198,6 +198,8 @@ impl<'a> Core<'a> {
                 gated: false,
                 waits: f.traffic == Traffic::Greedy || f.holds,
                 holds: f.holds,
+                rr: f.holds && sc.nic_round_robin,
+                at_nic: false,
                 route: if !sc.link_events.is_empty() && f.group.is_none() {
                     ROUTE_LOOKUP
                 } else if f.spray {

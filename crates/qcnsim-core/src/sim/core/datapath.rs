@@ -298,10 +298,10 @@ impl<'a> Sim<'a> {
             if kind == KIND_DATA {
                 if port.from_switch {
                     self.core.frames_forwarded += 1;
-                } else if flags & FLAG_GBN != 0 {
-                    // a go-back-N frame leaves its source NIC (off the switches' path)
-                    let seq = self.core.pkts[pkt as usize].fb;
-                    self.hook_on_wire(flow, seq);
+                } else if flags & (FLAG_GBN | FLAG_QP) != 0 {
+                    // a go-back-N or round-robin frame leaves its source NIC (off the
+                    // switches' path)
+                    self.source_sent(flow, pkt, flags);
                 }
             }
             self.core.q.push(t, Ev::SwitchArrive { pkt });
@@ -310,9 +310,8 @@ impl<'a> Sim<'a> {
             if kind == KIND_DATA {
                 if port.from_switch {
                     self.core.frames_forwarded += 1;
-                } else if flags & FLAG_GBN != 0 {
-                    let seq = self.core.pkts[pkt as usize].fb;
-                    self.hook_on_wire(flow, seq);
+                } else if flags & (FLAG_GBN | FLAG_QP) != 0 {
+                    self.source_sent(flow, pkt, flags);
                 }
                 self.deliver(pkt, t);
             } else {
@@ -327,8 +326,8 @@ impl<'a> Sim<'a> {
     pub(in crate::sim) fn transmit(&mut self, pi: usize, pkt: u32) {
         let pk = self.core.pkts[pkt as usize];
         let end = self.core.put_on_wire(pi, pk.size);
-        if pk.flags & FLAG_GBN != 0 && !self.core.ports[pi].from_switch {
-            self.hook_on_wire(pk.flow, pk.fb);
+        if pk.flags & (FLAG_GBN | FLAG_QP) != 0 && !self.core.ports[pi].from_switch {
+            self.source_sent(pk.flow, pkt, pk.flags);
         }
         let port = &self.core.ports[pi];
         let peer = port.peer;
@@ -350,6 +349,20 @@ impl<'a> Sim<'a> {
                 self.core.pkts[pkt as usize].at = peer;
                 self.core.q.push(t, Ev::HostControl { pkt });
             }
+        }
+    }
+
+    /// A data frame of `flow` with `flags` starts its transmission at its source NIC: go-back-N
+    /// starts its timer, a round-robin flow's next frame may leave its rate limiter. Off the
+    /// common path (open-loop frames of generators carry neither flag).
+    #[inline(never)]
+    fn source_sent(&mut self, flow: u32, pkt: u32, flags: u8) {
+        if flags & FLAG_GBN != 0 {
+            let seq = self.core.pkts[pkt as usize].fb;
+            self.hook_on_wire(flow, seq);
+        }
+        if flags & FLAG_QP != 0 {
+            self.core.qp_sent(flow as usize);
         }
     }
 

@@ -177,6 +177,9 @@ pub(in crate::sim) const FLAG_SPECIAL: u8 = 1;
 pub(in crate::sim) const FLAG_CE: u8 = 2;
 /// `Pkt::flags`: a data frame of a go-back-N flow (its sequence number is in `fb`).
 pub(in crate::sim) const FLAG_GBN: u8 = 4;
+/// `Pkt::flags`: a data frame of a flow its NIC serves round-robin (`Flow::rr`): when its
+/// transmission starts at the source NIC, the flow's next frame may leave its rate limiter.
+pub(in crate::sim) const FLAG_QP: u8 = 8;
 
 /// Fields in the order of use (`repr(C)`): what the send of a frame reads and writes first, in
 /// four cache lines (the compiler's own order spread it over all six); statistics and rarely
@@ -346,6 +349,13 @@ pub(in crate::sim) struct Flow {
     /// `sender = "nic"`: the source NIC's egress queue never drops the flow's frames (they wait
     /// in host memory, not in a NIC buffer that could overflow).
     pub(in crate::sim) holds: bool,
+    /// The NIC serves this flow round-robin with the host's other such flows (a queue pair:
+    /// `sender = "nic"` and `defaults.nic_scheduler = "round_robin"`): at most one of its frames
+    /// waits in the NIC's egress queue; the next leaves the rate limiter when that one starts.
+    pub(in crate::sim) rr: bool,
+    /// A round-robin flow's frame waits in the NIC's egress queue (its rate limiter holds the
+    /// next one).
+    pub(in crate::sim) at_nic: bool,
 }
 
 /// The data path's state: the clock, the event queue, the frame arena, ports and flows, the

@@ -28,6 +28,14 @@ impl<'a> Sim<'a> {
     pub(in crate::sim) fn admit(&mut self, fi: usize, m: Made) -> u32 {
         let gbn = m.seq != NONE;
         self.core.live_data += 1;
+        let f = &mut self.core.flows[fi];
+        // a round-robin flow's frame goes to the NIC: the next waits until it starts
+        let qp = if f.rr {
+            f.at_nic = true;
+            FLAG_QP
+        } else {
+            0
+        };
         self.core.alloc(Pkt {
             born: m.born,
             size: m.size,
@@ -37,7 +45,7 @@ impl<'a> Sim<'a> {
             fb: if gbn { m.seq as i32 } else { 0 },
             cpid: NO_CPID,
             at: 0,
-            flags: if gbn { FLAG_GBN } else { 0 },
+            flags: if gbn { FLAG_GBN | qp } else { qp },
         })
     }
 
@@ -260,12 +268,13 @@ impl<'a> Sim<'a> {
     pub(in crate::sim) fn rl_offer(&mut self, fi: usize, m: Made) {
         let now = self.core.now;
         let f = &mut self.core.flows[fi];
-        if !Core::rl_limited(f) && f.rl_q.is_empty() {
+        if !Core::rl_limited(f) && f.rl_q.is_empty() && !f.at_nic {
             let pkt = self.admit(fi, m);
             self.hand_to_nic(fi, pkt);
             return;
         }
         if !f.gated
+            && !f.at_nic
             && f.rl_q.is_empty()
             && Core::rl_hold(f) <= now
             && f.bucket.try_take(now, m.size)
@@ -407,8 +416,9 @@ impl Core<'_> {
     #[inline(always)]
     pub(in crate::sim) fn arm_rl(&mut self, fi: usize, at: SimTime) {
         let f = &mut self.flows[fi];
-        if f.gated && Self::rl_limited(f) {
-            // the NIC is paused: the rate limiter sends nothing until the resume
+        if (f.gated && Self::rl_limited(f)) || f.at_nic {
+            // the NIC is paused: the rate limiter sends nothing until the resume; or the NIC
+            // holds this round-robin flow's last frame: the next waits until it starts
             f.rl_timer.cancel();
             return;
         }
@@ -457,6 +467,23 @@ impl Core<'_> {
             f.bucket.set_rate(now, rp.current_rate());
             if f.rl_timer.is_armed() && !f.rl_q.is_empty() {
                 self.schedule_rl(fi);
+            }
+        }
+    }
+
+    /// A frame of round-robin flow `fi` started its transmission at the source NIC: the
+    /// flow's next frame may leave its rate limiter now (or when the limiter allows), and
+    /// joins the NIC's queue behind the other flows' frames (round-robin service).
+    #[inline(never)]
+    pub(in crate::sim) fn qp_sent(&mut self, fi: usize) {
+        let now = self.now;
+        let f = &mut self.flows[fi];
+        f.at_nic = false;
+        if !f.rl_q.is_empty() && !f.rl_timer.is_armed() {
+            if Self::rl_limited(f) {
+                self.schedule_rl(fi);
+            } else {
+                self.arm_rl(fi, now);
             }
         }
     }

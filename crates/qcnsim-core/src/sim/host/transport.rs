@@ -235,6 +235,8 @@ impl GbnState {
             port.fc_waiting -= freed.len() as u32;
         }
         withdrawn += freed.len() as u64;
+        // a round-robin flow's frame at the NIC is gone: its rate limiter may send again
+        core.flows[fi].at_nic = false;
         for p in freed {
             core.release(p);
         }
