@@ -307,12 +307,50 @@ def plot_all(runs: Runs, out_dir: Union[str, "os.PathLike[str]"]) -> List[Path]:
     return [p for p in made if p is not None]
 
 
+#: Readable units for values in SI base units (sweep axes and metrics): (unit, scale) from the
+#: largest, the first whose scale is at most the largest magnitude drawn; the last is the fallback.
+_READABLE = {
+    "B": ((("GB", 1e9), ("MB", 1e6), ("KB", 1e3), ("B", 1.0)),
+          (("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10), ("B", 1.0))),
+    "s": ((("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9), ("ps", 1e-12)),),
+    "bps": ((("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3), ("bps", 1.0)),),
+}
+
+
+def readable_unit(unit: str, values: Sequence[float]) -> Tuple[float, str]:
+    """``(scale, unit)`` to show ``values`` given in SI base units ``unit`` (``"B"``, ``"s"``,
+    ``"bps"``) readably, e.g. bytes up to 100000 -> ``(1e3, "KB")`` (``KiB`` when every nonzero
+    value is a multiple of 1024 and not of 1000), seconds up to 0.05 -> ``(1e-3, "ms")``, bit/s
+    -> Gbps; ``(1.0, unit)`` for any other unit."""
+    import math
+
+    if unit not in _READABLE:
+        return 1.0, unit
+    finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
+    big = max(finite, default=0.0)
+    ladders = _READABLE[unit]
+    ladder = ladders[0]
+    nonzero = [v for v in finite if v]
+    if len(ladders) > 1 and nonzero and all(v % 1024 == 0 for v in nonzero) \
+            and not all(v % 1000 == 0 for v in nonzero):
+        ladder = ladders[1]
+    if big == 0:
+        return 1.0, unit
+    for name, scale in ladder:
+        if big >= scale:
+            return scale, name
+    name, scale = ladder[-1]
+    return scale, name
+
+
 def sweep_metric(sweep, metric: str, axis: Optional[str] = None, detail: Optional[str] = None,
                  out: PathArg = None, max_lines: int = 12) -> Optional[Figure]:
     """A metric of a sweep (:class:`qcnsim.SweepResults` or its directory) against one axis:
     the mean per point with its 95 % confidence interval as error bars, one line per value of
-    the other axes (and per ``detail`` unless one is given). The x axis uses the axis's SI values
-    when it has them (e.g. bytes for ``cc.qcn.cp.q_eq``), else its labels in order."""
+    the other axes (and per ``detail`` unless one is given). The x axis is numeric when the
+    axis's values are quantities (in a readable unit: ``cc.qcn.cp.q_eq (KB)``, ``... (µs)``,
+    ``... (Gbps)``) or plain numbers, else its labels in order; a metric in bytes, seconds or bit/s
+    is scaled the same way."""
     from .sweeps import SweepResults
 
     sw = sweep if isinstance(sweep, SweepResults) else SweepResults.read(sweep)
@@ -329,30 +367,34 @@ def sweep_metric(sweep, metric: str, axis: Optional[str] = None, detail: Optiona
         return None
     si = si_of[axis]
     labels = list(dict.fromkeys(sw.points[axis].to_list()))
-    xcol = si if si else axis
+    if not si and axis in df.columns and df.schema[axis] in (pl.Int64, pl.Float64):
+        si = axis  # plain numbers: numeric x, no unit
+    xunit = si[len(axis) + 1:] if si and si != axis else ""
+    xscale, xunit = readable_unit(xunit, df[si].to_list()) if xunit else (1.0, "")
     others = [a for a in si_of if a != axis] + (["detail"] if detail is None and df["detail"].n_unique() > 1 else [])
     fig = Figure(figsize=(7, 4.2))
     ax = fig.subplots()
     groups = df.partition_by(others, maintain_order=True, as_dict=False) if others else [df]
     unit = df["unit"][0] if "unit" in df.columns and df.height else ""
+    yscale, yunit = readable_unit(unit, df["mean"].to_list())
     for g in groups[:max_lines]:
         if si:
             g = g.sort(si)
-            x = g[si].to_numpy()
+            x = g[si].to_numpy() / xscale
         else:
             order = {v: i for i, v in enumerate(labels)}
             g = g.with_columns(pl.col(axis).map_elements(lambda v: order.get(v, -1), return_dtype=pl.Int64)
                                .alias("_x")).sort("_x")
             x = g["_x"].to_numpy()
-        y = g["mean"].to_numpy()
-        lo = y - g["ci95_low"].to_numpy()
-        hi = g["ci95_high"].to_numpy() - y
+        y = g["mean"].to_numpy() / yscale
+        lo = y - g["ci95_low"].to_numpy() / yscale
+        hi = g["ci95_high"].to_numpy() / yscale - y
         label = ", ".join(f"{c}={g[c][0]}" for c in others) if others else None
         ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3, linewidth=1.0, label=label)
     if not si:
         ax.set_xticks(range(len(labels)), [str(v) for v in labels])
-    ax.set_xlabel(xcol if si else axis)
-    ax.set_ylabel(f"{metric} ({unit})" if unit else metric)
+    ax.set_xlabel(f"{axis} ({xunit})" if xunit else axis)
+    ax.set_ylabel(f"{metric} ({yunit})" if yunit else metric)
     n = int(df["n"].max()) if "n" in df.columns else 0
     ax.set_title(f"{sw.plan.get('scenario')}: {metric}" + (f" ({detail})" if detail else ""))
     fig.text(0.99, 0.01, f"mean and 95 % CI over up to {n} replication(s)", ha="right", va="bottom",

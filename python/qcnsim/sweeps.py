@@ -13,7 +13,10 @@ Directory layout (``out``)::
     runs.<fmt>                      every run's summary rows (point, rep, seed, axis values, ...)
     aggregate.<fmt>                 per point and metric: n, mean, std, ci95_low, ci95_high
 
-Point ids, seeds, resumability and the executors are described in docs/sweeps.md.
+Points are ordered numerically along every axis whose values are quantities or numbers. After
+aggregation, an axis along which every summary metric is identical is reported
+(:attr:`SweepResults.warnings`, ``warnings`` in sweep.json). Point ids, seeds, resumability and
+the executors are described in docs/sweeps.md.
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ import errno
 import hashlib
 import itertools
 import json
+import math
 import os
 import shutil
 import sys
 import tempfile
 import time
+import warnings as _warnings
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -54,6 +59,9 @@ ID_EXCLUDED_KEYS = ("overrides", "variants", "sweep")
 ID_EXCLUDED_META = ("name", "description", "quick_duration")
 CONFIDENCE = 0.95
 MAX_ATTEMPTS = 2
+#: Two per-point means count as identical in the no-effect check when they are equal or differ by
+#: at most this much relative to the larger.
+NO_EFFECT_RTOL = 1e-12
 
 _MASK64 = (1 << 64) - 1
 
@@ -210,6 +218,27 @@ def _axis_si_column(axis: Axis) -> Optional[pl.Series]:
     return pl.Series(f"{axis.path}_{got[0][1]}", [g[0] for g in got], dtype=pl.Float64)
 
 
+def _axis_sort_key(axis: Axis) -> Optional[List[Any]]:
+    """What an axis's values sort by: their SI values when every value is a quantity of one kind,
+    the numbers when every value is a number; None otherwise (names keep the order given)."""
+    si = _axis_si_column(axis)
+    if si is not None:
+        return si.to_list()
+    col = _axis_column(axis)
+    if col.dtype in (pl.Int64, pl.Float64):
+        return col.to_list()
+    return None
+
+
+def axis_order(axis: Axis) -> List[int]:
+    """The indices of ``axis.raw`` in the order the sweep visits them: numerically ascending for
+    quantities and numbers (stable, NaN last), as given for anything else."""
+    key = _axis_sort_key(axis)
+    if key is None:
+        return list(range(len(axis.raw)))
+    return sorted(range(len(key)), key=lambda i: (math.isnan(key[i]), 0 if math.isnan(key[i]) else key[i]))
+
+
 def _axis_json(axis: Axis) -> Dict[str, Any]:
     """An axis in sweep.json: its path and values as written, plus the values in SI base units
     and their column name when every value is a quantity of one kind."""
@@ -293,7 +322,11 @@ def plan_sweep(
     ``axes``: ``None`` takes the scenario's ``[sweep]`` table; a mapping ``{path: values}``; or
     ``--sweep``-style strings ``"path=v1,v2"``. ``replications`` and ``mode`` default to the
     scenario's ``[sweep]`` values (1 and ``grid`` without one). ``first_rep`` shifts the
-    replication indices (and so the seeds): e.g. 1 leaves out replication 0, the plain run."""
+    replication indices (and so the seeds): e.g. 1 leaves out replication 0, the plain run.
+
+    The points are ordered numerically along every axis whose values are quantities or numbers
+    (:func:`axis_order`; in zip mode along the first axis), names keep the order given; a point's
+    ``index`` and error messages refer to the values as given."""
     resolved = scenario.resolved()
     table = resolved.get("sweep") or {}
     if axes is None:
@@ -338,9 +371,9 @@ def plan_sweep(
     if not ax:
         combos: List[Tuple[int, ...]] = [()]
     elif mode == "grid":
-        combos = list(itertools.product(*(range(len(a.raw)) for a in ax)))
+        combos = list(itertools.product(*(axis_order(a) for a in ax)))
     else:
-        combos = [tuple([i] * len(ax)) for i in range(len(ax[0].raw))]
+        combos = [tuple([i] * len(ax)) for i in axis_order(ax[0])]
 
     points = []
     for idx in combos:
@@ -430,9 +463,61 @@ def _write_json(obj: Any, path: Path) -> None:
     write_text_atomic(path, json.dumps(obj, indent=2, default=str) + "\n")
 
 
+class SweepWarning(UserWarning):
+    """Issued by :func:`sweep` for each of :attr:`SweepResults.warnings` (e.g. an axis that changed
+    nothing)."""
+
+
+def _same(a: Optional[float], b: Optional[float]) -> bool:
+    """Two means are identical: equal (NaN equals NaN) or within ``NO_EFFECT_RTOL`` relative."""
+    if a is None or b is None:
+        return a is None and b is None
+    if a == b:
+        return True
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= NO_EFFECT_RTOL * max(abs(a), abs(b))
+
+
+def no_effect_warnings(aggregate: pl.DataFrame, axes: Sequence[str]) -> List[str]:
+    """One message per axis that changed nothing: for every combination of the other axes' values,
+    the points along the axis have the same summary rows (metric, unit, detail) with identical
+    means (:func:`_same`). Needs two values of the axis with results in at least one combination;
+    zip-mode axes (every point its own combination) are never reported."""
+    need = [*axes, "metric", "unit", "detail", "mean"]
+    if not axes or aggregate.height == 0 or any(c not in aggregate.columns for c in need):
+        return []
+    rows = aggregate.select(need).rows()
+    na = len(axes)
+    out = []
+    for k, path in enumerate(axes):
+        # other axes' values -> this axis's value -> {(metric, unit, detail): mean}
+        groups: Dict[Tuple[Any, ...], Dict[Any, Dict[Tuple[Any, ...], Any]]] = {}
+        for row in rows:
+            other = row[:k] + row[k + 1:na]
+            groups.setdefault(other, {}).setdefault(row[k], {})[row[na:na + 3]] = row[na + 3]
+        seen: List[Any] = []
+        same = True
+        for by_value in groups.values():
+            if len(by_value) < 2:
+                continue
+            seen += [v for v in by_value if v not in seen]
+            first, *rest = by_value.values()
+            if any(r.keys() != first.keys() or not all(_same(first[m], r[m]) for m in first) for r in rest):
+                same = False
+                break
+        if same and seen:
+            msg = f"axis {path} changed nothing: every summary metric is identical at its {len(seen)} values"
+            if na > 1:
+                msg += " (for every combination of the other axes' values)"
+            out.append(msg)
+    return out
+
+
 class SweepResults:
     """The outcome of a sweep: ``points`` (one row per point), ``runs`` (every run's summary rows)
-    and ``aggregate`` (mean, std, 95 % CI per point and metric) as polars DataFrames."""
+    and ``aggregate`` (mean, std, 95 % CI per point and metric) as polars DataFrames, and
+    ``warnings`` (a list of messages, e.g. an axis that changed nothing)."""
 
     def __init__(self, out_dir: Path, plan_json: Dict[str, Any], points: pl.DataFrame, runs: pl.DataFrame,
                  aggregate: pl.DataFrame) -> None:
@@ -441,6 +526,11 @@ class SweepResults:
         self.points = points
         self.runs = runs
         self.aggregate = aggregate
+        got = plan_json.get("warnings")
+        #: Messages about the sweep's results: one per axis that changed nothing (see
+        #: :func:`no_effect_warnings`). From sweep.json; computed for a sweep written without them.
+        self.warnings: List[str] = (list(got) if isinstance(got, list)
+                                    else no_effect_warnings(aggregate, [a for a in self.axes if a in aggregate.columns]))
 
     @property
     def axes(self) -> List[str]:
@@ -479,21 +569,53 @@ class SweepResults:
 
     def to_xarray(self):
         """The aggregate as an :class:`xarray.Dataset`: variables ``mean``, ``std``, ``n``,
-        ``ci95_low``, ``ci95_high`` over the dimensions (one per axis, by label), ``metric`` and
-        ``detail``; an axis's SI values are a coordinate beside its labels. Needs xarray and
-        pandas (``pip install 'qcnsim[xarray]'``)."""
+        ``ci95_low``, ``ci95_high`` over the dimensions (one per axis, named by its path),
+        ``metric`` (in summary order) and ``detail``.
+
+        An axis whose values are quantities has numeric coordinates in SI base units (bytes,
+        seconds, bit/s), ascending, with ``attrs["units"]`` = ``"B"``, ``"s"`` or ``"bps"``; the
+        values as written are the coordinate ``<path>_label`` (indexed:
+        ``ds.sel({"cc.qcn.cp.q_eq_label": "16KB"})``) and the SI column's name
+        (``cc.qcn.cp.q_eq_B``) is a coordinate too. An axis of plain numbers has them as ascending
+        coordinates; any other axis keeps its labels in the order given. Needs xarray and pandas
+        (``pip install 'qcnsim[xarray]'``)."""
         try:
             import xarray as xr
         except ImportError:
             raise ImportError("SweepResults.to_xarray() needs xarray: pip install 'qcnsim[xarray]'") from None
         axes = self.axes
-        cols = [*axes, "metric", "detail", "n", "mean", "std", "ci95_low", "ci95_high"]
-        df = self.aggregate.select(cols).to_pandas().set_index([*axes, "metric", "detail"])
+        si_of = self.axis_columns()
+        agg = self.aggregate
+        # A quantity axis is indexed by its SI values (numbers sort numerically, labels would not).
+        index = [pl.col(si_of[a]).alias(a) if si_of.get(a) and si_of[a] in agg.columns else pl.col(a) for a in axes]
+        df = (agg.select([*index, "metric", "detail", "n", "mean", "std", "ci95_low", "ci95_high"]).to_pandas()
+              .set_index([*axes, "metric", "detail"]))
         ds = xr.Dataset.from_dataframe(df)
-        for path, si in self.axis_columns().items():
-            if si:
-                pairs = dict(zip(self.points[path].to_list(), self.points[si].to_list()))
-                ds = ds.assign_coords({si: (path, [pairs.get(v) for v in ds[path].values.tolist()])})
+        pts = self.points
+        for a in axes:
+            si = si_of.get(a)
+            if si and si in pts.columns:
+                ds = ds.sortby(a)
+                label_of: Dict[float, Any] = {}
+                for v, lab in zip(pts[si].to_list(), pts[a].to_list()):
+                    label_of.setdefault(v, lab)
+                vals = ds[a].values.tolist()
+                ds = ds.assign_coords({f"{a}_label": (a, [label_of.get(v) for v in vals]), si: (a, vals)})
+                ds[a].attrs.update(units=si[len(a) + 1:], long_name=a)
+                ds[f"{a}_label"].attrs.update(long_name=f"{a} as written")
+                try:  # select by the values as written, too
+                    ds = ds.set_xindex(f"{a}_label")
+                except (AttributeError, ValueError, TypeError):  # an xarray without set_xindex
+                    pass
+            elif a in pts.columns and pts.schema[a] in (pl.Int64, pl.Float64):
+                ds = ds.sortby(a)
+                ds[a].attrs.update(long_name=a)
+            elif a in pts.columns:
+                present = set(ds[a].values.tolist())
+                ds = ds.reindex({a: [v for v in dict.fromkeys(pts[a].to_list()) if v in present]})
+        names = self.metric_names()
+        if names and set(names) == set(ds["metric"].values.tolist()):
+            ds = ds.reindex({"metric": names})
         ds.attrs.update(scenario=str(self.plan.get("scenario")), replications=int(self.plan.get("replications") or 0),
                         confidence=0.95)
         return ds
@@ -522,13 +644,20 @@ class SweepResults:
         and the aggregate of the first metrics (mean and 95 % CI per point)."""
         from . import _html as h
 
-        axes = [(a["path"], ", ".join(map(str, a.get("values", [])))) for a in self.plan.get("axes", [])]
+        def values(a: Dict[str, Any]) -> List[Any]:  # in sweep order (as the tables), else as given
+            path = a["path"]
+            return list(dict.fromkeys(self.points[path].to_list())) if path in self.points.columns \
+                else a.get("values", [])
+
+        axes = [(a["path"], ", ".join(map(str, values(a)))) for a in self.plan.get("axes", [])]
         st = self.points["status"].to_list() if self.points.height else []
         progress = (f"{st.count('done')} of {len(st)} point(s) done, {st.count('failed')} failed, "
                     f"{st.count('pending')} pending; {self.plan.get('replications')} replication(s) each")
         facts = [("directory", str(self.out_dir)), ("scenario", self.plan.get("scenario")),
                  ("mode", self.plan.get("mode")), ("progress", progress)]
         body = h.kv_table(facts) + h.section("axes", h.kv_table(axes))
+        if self.warnings:
+            body += h.section("warnings", h.kv_table([("warning", w) for w in self.warnings]))
         names = self.metric_names()
         if names:
             shown = names[:6]
@@ -670,8 +799,11 @@ def run_sweep(
     tables: Optional[Sequence[str]] = None,
     progress: Union[None, bool, Callable[[Dict[str, int]], object]] = None,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+    warn: Optional[Callable[[str], None]] = None,
 ) -> SweepResults:
-    """Run ``plan`` into ``out`` (resumable) and aggregate. See :func:`sweep`."""
+    """Run ``plan`` into ``out`` (resumable) and aggregate. See :func:`sweep`. Each of the
+    result's ``warnings`` is passed to ``warn`` (default: ``log("warning: " + message)``, one
+    line on stderr for the CLI)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
     keep = None if tables is None else {*tables, "summary"}
@@ -797,6 +929,11 @@ def run_sweep(
         if lost is not None:
             raise SweepStopped(f"sweep stopped: {lost}; {len(summaries)} of {len(tasks)} run(s) are done and kept in "
                                f"{out}; rerun the same command to resume") from None
+        for w in res.warnings:
+            if warn is None:
+                log(f"warning: {w}")
+            else:
+                warn(w)
         return res
 
 
@@ -865,9 +1002,11 @@ def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
     ])
     runs = runs.select([*key_cols, "rep", "seed", "metric", "value", "unit", "detail"])
     agg = aggregate(runs, key_cols)
+    plan_json["warnings"] = no_effect_warnings(agg, [a.path for a in plan.axes])
     try:
         for name, df in (("points", points), ("runs", runs), ("aggregate", agg)):
             _write_table(df, _table_path(out, name, fmt), fmt)
+        _write_json(plan_json, out / SWEEP_JSON)  # now with the warnings
     except OSError as e:
         raise SweepStopped(f"cannot write the sweep tables in {out} ({e}); every run is complete on disk, "
                            "rerun the sweep to aggregate") from e
@@ -906,6 +1045,10 @@ def sweep(
     - ``progress``: ``None`` shows a bar on a terminal, ``True``/``False`` force it, a callable gets
       ``{"runs", "runs_total", "points", "points_total", "failed"}`` after every run.
 
+    Each of the result's ``warnings`` (e.g. ``axis cc.qcn.cp.q_eq changed nothing: every summary
+    metric is identical at its 3 values``) is also issued as a :class:`SweepWarning` with
+    :func:`warnings.warn`.
+
     Raises :class:`qcnsim.ScenarioError` for an invalid scenario, axis or value (before any run),
     and :class:`SweepStopped` if results cannot be written (e.g. disk full).
     """
@@ -916,7 +1059,11 @@ def sweep(
     plan = plan_sweep(scenario, axes, replications, mode, seed, first_rep)
     if out is None:
         out = tempfile.mkdtemp(prefix="qcnsim-sweep-")
-    return run_sweep(plan, out, executor=executor, fmt=fmt, tables=tables, progress=progress, log=log)
+    res = run_sweep(plan, out, executor=executor, fmt=fmt, tables=tables, progress=progress, log=log,
+                    warn=lambda w: None)
+    for w in res.warnings:
+        _warnings.warn(w, SweepWarning, stacklevel=2)
+    return res
 
 
 def format_aggregate(res: SweepResults, max_rows: int = 40) -> str:
