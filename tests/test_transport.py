@@ -57,3 +57,30 @@ def test_cli_prints_the_runs_warnings(tmp_path):
     r = run_cli("run", path, "--out", tmp_path / "out2")
     assert r.returncode == 0, r.stderr
     assert "warning:" not in r.stderr
+
+
+def test_fct_rows_aggregate_over_seeds(tmp_path):
+    """A sweep aggregates the FCT summary rows of each size bin over its seeds (one row per bin
+    and metric with n = replications): their detail is the same text in every run."""
+    import warnings
+
+    from qcnsim.executors import LocalExecutor
+
+    text = INCAST.replace("TP", "gbn").replace('size = "200KB"', 'size = "20KB"')
+    sc = qcnsim.Scenario.from_text(text, name="fct-seeds")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the flow rate axis is what it is: no claim on it here
+        res = qcnsim.sweep(sc, {"flows.0.rate": ["5Gbps", "10Gbps"]}, replications=3,
+                           executor=LocalExecutor(jobs=2), out=tmp_path / "sw", progress=False,
+                           log=lambda _m: None)
+    agg = res.aggregate
+    fct = agg.filter(agg["metric"].is_in(["fct_slowdown_p50", "flows_unfinished", "fct_flows"]))
+    assert fct.height == 2 * 3 * 4  # points x metrics x bins (3 sizes + all): one row each
+    counts = fct.filter(fct["metric"] != "fct_slowdown_p50")
+    assert (counts["n"] == 3).all()
+    # the slowdowns: every seed's value in the bins that hold the (20 KB) flows, none in the others
+    p50 = fct.filter(fct["metric"] == "fct_slowdown_p50")
+    held = p50["detail"].str.starts_with("all sizes") | p50["detail"].str.starts_with("size <100KB")
+    assert (p50.filter(held)["n"] == 3).all() and (p50.filter(~held)["n"] == 0).all()
+    flows = fct.filter((fct["metric"] == "fct_flows") & fct["detail"].str.starts_with("all sizes"))
+    assert flows["mean"].to_list() == [3.0, 3.0]

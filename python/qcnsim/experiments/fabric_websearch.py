@@ -15,17 +15,19 @@ from .. import plot
 
 
 def fct_table(runs) -> pl.DataFrame:
+    """Per variant and size bin (the fixed bins and all sizes): flows, unfinished flows and the
+    slowdown statistics, read from each run's tidy ``fct_stats`` table (docs/tables.md)."""
     rows = []
     for name, res in runs:
-        s = res.summary
-        if s.height == 0 or "metric" not in s.columns:
+        t = res.tables.get("fct_stats")
+        if t is None or t.height == 0:
             continue
-        f = s.filter(pl.col("metric").str.starts_with("fct_slowdown") | (pl.col("metric") == "flows_unfinished"))
+        t = t.filter(pl.col("binning").is_in(["fixed", "all"]))
         by_bin = {}
-        for r in f.iter_rows(named=True):
-            label = r["detail"].split(":")[0]
-            by_bin.setdefault(label, {"variant": name, "bin": label})[r["metric"]] = r["value"]
-            by_bin[label]["flows"] = int(r["detail"].split(":")[1].split("flows")[0])
+        for r in t.iter_rows(named=True):
+            row = by_bin.setdefault(r["size_bin"], {"variant": name, "bin": r["size_bin"], "flows": r["flows"],
+                                                     "flows_unfinished": r["unfinished"]})
+            row[f"fct_slowdown_{r['stat']}"] = r["slowdown"]
         rows.extend(by_bin.values())
     cols = ["variant", "bin", "flows", "flows_unfinished", "fct_slowdown_mean", "fct_slowdown_p50",
             "fct_slowdown_p95", "fct_slowdown_p99"]

@@ -255,10 +255,9 @@ impl<'a> Sim<'a> {
             v.sort_by(f64::total_cmp);
             let done = members.iter().filter(|&&k| !slow[k].is_nan()).count();
             let unfinished = members.len() - done;
-            let detail = format!(
-                "{label}: {} flows, {done} finished, {unfinished} unfinished ({as_word})",
-                members.len(),
-            );
+            // the same text whatever the run's counts (they are rows of their own), so that a
+            // sweep aggregates each bin's rows over seeds
+            let detail = format!("{label} (unfinished flows {as_word})");
             let mean = if v.is_empty() {
                 f64::NAN
             } else {
@@ -281,6 +280,12 @@ impl<'a> Sim<'a> {
             rows.push((
                 "flows_unfinished".into(),
                 unfinished as f64,
+                "flows".into(),
+                detail.clone(),
+            ));
+            rows.push((
+                "fct_flows".into(),
+                members.len() as f64,
                 "flows".into(),
                 detail,
             ));
