@@ -31,6 +31,10 @@ def assert_user_error(r, *needles):
 def test_help_and_version():
     r = run_cli("--help")
     assert r.returncode == 0 and "reproduce" in r.stdout
+    # the description names what is inside, not QCN alone
+    text = " ".join(r.stdout.split())
+    for name in ("QCN", "DCQCN", "PFC", "ECMP", "flow completion times"):
+        assert name in text, name
     r = run_cli("--version")
     assert r.returncode == 0 and "qcnsim" in r.stdout
 

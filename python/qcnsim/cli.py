@@ -63,7 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     ap = argparse.ArgumentParser(
         prog="qcnsim",
-        description="Packet-level simulator of Layer-2 congestion control (IEEE 802.1Qau QCN).",
+        description=("Packet-level simulator of Layer-2 and data-center congestion control: IEEE 802.1Qau "
+                     "QCN and its variants, BCN, DCQCN, 802.3x PAUSE and 802.1Qbb PFC, shared-buffer "
+                     "switches, leaf-spine and fat-tree fabrics with ECMP, workloads and flow "
+                     "completion times, go-back-N; fluid models; sweeps and the published "
+                     "experiments."),
     )
     ap.add_argument("--version", action="version", version=f"qcnsim {__version__}")
     ap.add_argument("--debug", action="store_true",
