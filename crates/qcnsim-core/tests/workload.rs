@@ -224,3 +224,41 @@ fn load_on_a_link_class() {
         "uplinks carried {carried} of their capacity"
     );
 }
+
+/// Senders and participating hosts chosen by place: a switch's name stands for the hosts
+/// attached to it.
+#[test]
+fn senders_by_place() {
+    let names = |sc: &Scenario| -> Vec<String> {
+        sc.flows
+            .iter()
+            .map(|f| sc.nodes[f.src].name.clone())
+            .collect()
+    };
+    // every host of leaf1 (h4..h7), plus h1 by name
+    let sc = load(&format!(
+        "{FABRIC}\n[[workloads]]\nkind = \"incast\"\nsenders = [\"leaf1\", \"h1\"]\ndst = \"h0\"\nsize = \"1KB\"\n"
+    ));
+    assert_eq!(names(&sc), ["h1", "h4", "h5", "h6", "h7"]);
+    // 2 random senders among leaf1's hosts
+    let sc = load(&format!(
+        "{FABRIC}\n[[workloads]]\nkind = \"incast\"\nhosts = [\"leaf1\", \"h0\"]\nsenders = 2\ndst = \"h0\"\nsize = \"1KB\"\n"
+    ));
+    let got = names(&sc);
+    assert_eq!(got.len(), 2);
+    assert!(
+        got.iter()
+            .all(|n| ["h4", "h5", "h6", "h7"].contains(&n.as_str())),
+        "{got:?}"
+    );
+    // a spine has no host attached: refused, naming the field
+    let err = scenario::load(
+        &format!(
+            "{FABRIC}\n[[workloads]]\nkind = \"incast\"\nsenders = [\"spine0\"]\ndst = \"h0\"\nsize = \"1KB\"\n"
+        ),
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(err.path, "workloads.0.senders", "{err}");
+    assert!(err.allowed.contains("switch with hosts attached"), "{err}");
+}

@@ -170,6 +170,36 @@ fn hosts_and_rates(root: &Table) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// The hosts attached to each switch of the document (by `[[links]]` between a host and a
+/// non-host), in host order.
+fn hosts_by_switch(
+    root: &Table,
+    hosts: &[(String, f64)],
+) -> std::collections::HashMap<String, Vec<usize>> {
+    let mut out: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    let ix = |n: &str| hosts.iter().position(|(h, _)| h == n);
+    if let Some(links) = root.get("links").and_then(|l| l.as_array()) {
+        for l in links {
+            let Some(b) = l.get("between").and_then(|b| b.as_array()) else {
+                continue;
+            };
+            let ends: Vec<&str> = b.iter().filter_map(|e| e.as_str()).collect();
+            if let [x, y] = ends[..] {
+                for (h, s) in [(x, y), (y, x)] {
+                    if let (Some(i), None) = (ix(h), ix(s)) {
+                        out.entry(s.to_string()).or_default().push(i);
+                    }
+                }
+            }
+        }
+    }
+    for v in out.values_mut() {
+        v.sort_unstable();
+        v.dedup();
+    }
+    out
+}
+
 struct NewFlow {
     start: SimTime,
     src: usize,
@@ -191,6 +221,22 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
         ));
     };
     let hosts = hosts_and_rates(root);
+    let attached = hosts_by_switch(root, &hosts);
+    // a list entry names a host, or a switch for the hosts attached to it (a place: a leaf, a
+    // rack, an edge switch of a pod)
+    let hosts_at = |t: &TableReader, key: &str, name: &str| -> Res<Vec<usize>> {
+        if let Some(i) = hosts.iter().position(|(n, _)| n == name) {
+            return Ok(vec![i]);
+        }
+        match attached.get(name) {
+            Some(v) if !v.is_empty() => Ok(v.clone()),
+            _ => Err(t.err(
+                key,
+                format!("{name:?}"),
+                "the name of a host, or of a switch with hosts attached (for those hosts)",
+            )),
+        }
+    };
     let host_ix = |t: &TableReader, key: &str, name: &str| -> Res<usize> {
         hosts.iter().position(|(n, _)| n == name).ok_or_else(|| {
             t.err(
@@ -256,10 +302,13 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
         // participating hosts
         let members: Vec<usize> = match t.opt_str_list("hosts")? {
             None => (0..hosts.len()).collect(),
-            Some(list) => list
-                .iter()
-                .map(|n| host_ix(&t, "hosts", n))
-                .collect::<Res<_>>()?,
+            Some(list) => {
+                let mut v = Vec::new();
+                for n in &list {
+                    v.extend(hosts_at(&t, "hosts", n)?);
+                }
+                v
+            }
         };
         let mut rng = Rng::stream(seed, StreamId::new(kinds::WORKLOAD, w as u32, 0));
         let mut flows: Vec<NewFlow> = Vec::new();
@@ -436,10 +485,10 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
                 }
                 Some(Value::Array(_)) => {
                     let list = t.opt_str_list("senders")?.unwrap_or_default();
-                    let v = list
-                        .iter()
-                        .map(|n| host_ix(&t, "senders", n))
-                        .collect::<Res<Vec<_>>>()?;
+                    let mut v = Vec::new();
+                    for n in &list {
+                        v.extend(hosts_at(&t, "senders", n)?);
+                    }
                     if v.contains(&dst) {
                         return Err(t.err("senders", format!("{list:?}"), "hosts other than dst"));
                     }
