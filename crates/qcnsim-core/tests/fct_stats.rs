@@ -7,37 +7,13 @@ use qcnsim_core::api::RunOutput;
 
 /// 16 senders of 500 KB into one 40 Gb/s host under DCQCN and PFC, sent by traffic generators:
 /// they lose frames at their senders and never finish; 4 messages of 20 KB to another host do.
-const INCAST: &str = r#"
-[meta]
-duration = "5ms"
-[topology]
-leaves = 4
-spines = 2
-hosts_per_leaf = 8
-host_rate = "40Gbps"
-spine_rate = "40Gbps"
-[routing]
-mode = "ecmp"
-[flow_control]
-mode = "pfc"
-[cc]
-mode = "dcqcn"
-[[workloads]]
-name = "incast"
-kind = "incast"
-senders = 16
-dst = "h0"
-size = "500KB"
-start = "100us"
-sender = "generator"
-[[workloads]]
-name = "small"
-kind = "incast"
-senders = ["h9", "h10", "h11", "h12"]
-dst = "h1"
-size = "20KB"
-start = "100us"
-"#;
+fn incast() -> String {
+    format!(
+        "{INCAST_40G}sender = \"generator\"\n[[workloads]]\nname = \"small\"\nkind = \"incast\"\n\
+         senders = [\"h9\", \"h10\", \"h11\", \"h12\"]\ndst = \"h1\"\nsize = \"20KB\"\n\
+         start = \"100us\"\n"
+    )
+}
 
 /// (slowdown, flows, finished, unfinished, unfinished bytes, unfinished_as) of a row.
 fn row(out: &RunOutput, binning: &str, bin: &str, stat: &str) -> (f64, i64, i64, i64, i64, String) {
@@ -58,7 +34,7 @@ fn row(out: &RunOutput, binning: &str, bin: &str, stat: &str) -> (f64, i64, i64,
 
 #[test]
 fn unfinished_flows_are_counted_and_excluded_or_bounded() {
-    let ex = run(INCAST, &[], None);
+    let ex = run(&incast(), &[], None);
     let fct = table(&ex, "fct");
     let done = bools(fct, "finished");
     let size = i64s(fct, "size_bytes");
@@ -80,7 +56,11 @@ fn unfinished_flows_are_counted_and_excluded_or_bounded() {
     let fin_mean = (0..20).filter(|&i| done[i]).map(|i| sl[i]).sum::<f64>() / fin as f64;
     assert!((mean_ex - fin_mean).abs() < 1e-9 * fin_mean);
     // included as lower bounds: each unfinished flow counts with (end - start) / ideal
-    let lb = run(INCAST, &["analysis.fct_unfinished=\"lower_bound\""], None);
+    let lb = run(
+        &incast(),
+        &["analysis.fct_unfinished=\"lower_bound\""],
+        None,
+    );
     let (mean_lb, .., how) = row(&lb, "all", "all sizes", "mean");
     assert_eq!(how, "lower_bound");
     let ideal = f64s(fct, "ideal_fct_ps");
@@ -95,7 +75,7 @@ fn unfinished_flows_are_counted_and_excluded_or_bounded() {
 
 #[test]
 fn bins_are_tidy_columns() {
-    let text = INCAST.replace("sender = \"generator\"\n", "");
+    let text = incast().replace("sender = \"generator\"\n", "");
     let out = run(&text, &[], None);
     let t = table(&out, "fct_stats");
     // the three fixed bins, the quantile bins (20 flows: one each) and all, four statistics each

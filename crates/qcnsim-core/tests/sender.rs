@@ -7,29 +7,25 @@
 mod common;
 use common::*;
 
-const INCAST: &str = r#"
-[meta]
-duration = "5ms"
-[topology]
-leaves = 4
-spines = 2
-hosts_per_leaf = 8
-host_rate = "40Gbps"
-spine_rate = "40Gbps"
-[routing]
-mode = "ecmp"
-[flow_control]
-mode = "pfc"
-[cc]
-mode = "dcqcn"
-[[workloads]]
-name = "incast"
-kind = "incast"
-senders = 16
-dst = "h0"
-size = "500KB"
-start = "100us"
-"#;
+use common::INCAST_40G as INCAST;
+
+/// Hosts `a` and `b` through switch `s` at 10 Gb/s, 1 us links, with `defaults` added to
+/// `[defaults]`, and one flow from `a` to `b` at line rate per (name, size, extra keys).
+fn a_to_b(duration: &str, defaults: &str, flows: &[(&str, &str, &str)]) -> String {
+    let mut t = format!(
+        "[meta]\nduration = \"{duration}\"\n[defaults]\nlink_delay = \"1us\"\n{defaults}\
+         [[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n[[switches]]\nname = \"s\"\n\
+         [[links]]\nbetween = [\"a\", \"s\"]\nrate = \"10Gbps\"\n\
+         [[links]]\nbetween = [\"s\", \"b\"]\nrate = \"10Gbps\"\n"
+    );
+    for (name, size, extra) in flows {
+        t += &format!(
+            "[[flows]]\nname = \"{name}\"\nsrc = \"a\"\ndst = \"b\"\nrate = \"10Gbps\"\n\
+             size = \"{size}\"\n{extra}"
+        );
+    }
+    t
+}
 
 fn finished(out: &qcnsim_core::api::RunOutput) -> usize {
     i64s(table(out, "flows"), "fct_ps")
@@ -94,41 +90,15 @@ fn frames_stuck_behind_pfc_are_reported() {
 fn a_nic_holds_frames_its_egress_queue_cannot_take() {
     // one 200 KB message at line rate into a 4 KB NIC buffer behind another flow's backlog: a
     // generator loses frames at its NIC, the NIC sender keeps them
-    let text = r#"
-[meta]
-duration = "2ms"
-[defaults]
-link_delay = "1us"
-nic_buffer = "4KB"
-[[hosts]]
-name = "a"
-[[hosts]]
-name = "b"
-[[switches]]
-name = "s"
-[[links]]
-between = ["a", "s"]
-rate = "10Gbps"
-[[links]]
-between = ["s", "b"]
-rate = "10Gbps"
-[[flows]]
-name = "m1"
-src = "a"
-dst = "b"
-rate = "10Gbps"
-size = "200KB"
-[[flows]]
-name = "m2"
-src = "a"
-dst = "b"
-rate = "10Gbps"
-size = "200KB"
-"#;
-    let gen = run(text, &[], None);
+    let text = a_to_b(
+        "2ms",
+        "nic_buffer = \"4KB\"\n",
+        &[("m1", "200KB", ""), ("m2", "200KB", "")],
+    );
+    let gen = run(&text, &[], None);
     assert!(sum(&gen, "nic_dropped_frames") > 0);
     let nic = run(
-        text,
+        &text,
         &["flows.0.sender=\"nic\"", "flows.1.sender=\"nic\""],
         None,
     );
@@ -201,46 +171,16 @@ fn the_docs_fabric_example_finishes_every_message() {
 /// pairs round-robin sends it at a third of the link at once, and holds one frame per flow.
 #[test]
 fn a_nic_serves_its_queue_pairs_round_robin() {
-    let text = r#"
-[meta]
-duration = "5ms"
-[defaults]
-link_delay = "1us"
-[[hosts]]
-name = "a"
-[[hosts]]
-name = "b"
-[[switches]]
-name = "s"
-[[links]]
-between = ["a", "s"]
-rate = "10Gbps"
-[[links]]
-between = ["s", "b"]
-rate = "10Gbps"
-[[flows]]
-name = "big1"
-src = "a"
-dst = "b"
-rate = "10Gbps"
-size = "2MB"
-sender = "nic"
-[[flows]]
-name = "big2"
-src = "a"
-dst = "b"
-rate = "10Gbps"
-size = "2MB"
-sender = "nic"
-[[flows]]
-name = "small"
-src = "a"
-dst = "b"
-rate = "10Gbps"
-size = "50KB"
-start = "1ms"
-sender = "nic"
-"#;
+    let nic = "sender = \"nic\"\n";
+    let text = a_to_b(
+        "5ms",
+        "",
+        &[
+            ("big1", "2MB", nic),
+            ("big2", "2MB", nic),
+            ("small", "50KB", "sender = \"nic\"\nstart = \"1ms\"\n"),
+        ],
+    );
     let fct = |o: &qcnsim_core::api::RunOutput| {
         let f = table(o, "fct");
         f64s(f, "fct_ps")[row_of(strs(f, "flow"), "small")]
@@ -249,8 +189,8 @@ sender = "nic"
         let p = table(o, "ports");
         i64s(p, "max_qlen_bytes")[row_of(strs(p, "port"), "a->s")]
     };
-    let rr = run(text, &[], None);
-    let fifo = run(text, &["defaults.nic_scheduler=\"fifo\""], None);
+    let rr = run(&text, &[], None);
+    let fifo = run(&text, &["defaults.nic_scheduler=\"fifo\""], None);
     // round-robin: 50 KB at a third of 10 Gb/s is 120 us (+ the path)
     assert!(fct(&rr) < 150e6, "{}", fct(&rr));
     // FIFO: behind the 1 ms backlog of the two big messages (1.25 MB at 10 Gb/s: 1 ms)

@@ -5,6 +5,32 @@ use qcnsim_core::api::{ColumnData, RunOutput, Table};
 use qcnsim_core::scenario;
 use qcnsim_core::sim::Sim;
 
+/// A 4-leaf / 2-spine leaf-spine with 40 Gb/s hosts, PFC and DCQCN with their defaults, and a
+/// 16-to-1 incast of 500 KB into `h0` at 100 us (tests/sender.rs, tests/fct_stats.rs).
+pub const INCAST_40G: &str = r#"
+[meta]
+duration = "5ms"
+[topology]
+leaves = 4
+spines = 2
+hosts_per_leaf = 8
+host_rate = "40Gbps"
+spine_rate = "40Gbps"
+[routing]
+mode = "ecmp"
+[flow_control]
+mode = "pfc"
+[cc]
+mode = "dcqcn"
+[[workloads]]
+name = "incast"
+kind = "incast"
+senders = 16
+dst = "h0"
+size = "500KB"
+start = "100us"
+"#;
+
 /// Run scenario text (with `path=value` overrides) to the end; panics on a scenario error.
 pub fn run(text: &str, overrides: &[&str], seed: Option<u64>) -> RunOutput {
     let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();

@@ -113,6 +113,33 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[rank.min(sorted.len()) - 1]
 }
 
+/// The slowdown statistics of a bin's flows (`members`: indices into the run's finite flows):
+/// how many finished, and the mean and the p50, p95 and p99 of the values the statistics use
+/// (`stat_slow`: NaN for a flow left out).
+fn bin_stats(members: &[usize], slow: &[f64], stat_slow: &[f64]) -> (usize, [f64; 4]) {
+    let mut v: Vec<f64> = members
+        .iter()
+        .map(|&k| stat_slow[k])
+        .filter(|x| !x.is_nan())
+        .collect();
+    v.sort_by(f64::total_cmp);
+    let done = members.iter().filter(|&&k| !slow[k].is_nan()).count();
+    let mean = if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    (
+        done,
+        [
+            mean,
+            percentile(&v, 50.0),
+            percentile(&v, 95.0),
+            percentile(&v, 99.0),
+        ],
+    )
+}
+
 impl<'a> Sim<'a> {
     /// The `fct` table (finite unicast flows only), the `fct_stats` table and the summary rows;
     /// `None` without finite flows.
@@ -247,32 +274,15 @@ impl<'a> Sim<'a> {
             "excluded"
         };
         for (label, members) in groups {
-            let mut v: Vec<f64> = members
-                .iter()
-                .map(|&k| stat_slow[k])
-                .filter(|x| !x.is_nan())
-                .collect();
-            v.sort_by(f64::total_cmp);
-            let done = members.iter().filter(|&&k| !slow[k].is_nan()).count();
+            let (done, stats) = bin_stats(&members, &slow, &stat_slow);
             let unfinished = members.len() - done;
             // the same text whatever the run's counts (they are rows of their own), so that a
             // sweep aggregates each bin's rows over seeds
             let detail = format!("{label} (unfinished flows {as_word})");
-            let mean = if v.is_empty() {
-                f64::NAN
-            } else {
-                v.iter().sum::<f64>() / v.len() as f64
-            };
-            rows.push((
-                "fct_slowdown_mean".into(),
-                mean,
-                "ratio".into(),
-                detail.clone(),
-            ));
-            for q in [50.0, 95.0, 99.0] {
+            for (name, value) in ["mean", "p50", "p95", "p99"].iter().zip(stats) {
                 rows.push((
-                    format!("fct_slowdown_p{q:.0}"),
-                    percentile(&v, q),
+                    format!("fct_slowdown_{name}"),
+                    value,
                     "ratio".into(),
                     detail.clone(),
                 ));
@@ -371,29 +381,13 @@ impl<'a> Sim<'a> {
         };
         let mut t = TidyFct::default();
         for (binning, label, lo, hi, members) in &bins {
-            let mut v: Vec<f64> = members
-                .iter()
-                .map(|&k| stat_slow[k])
-                .filter(|x| !x.is_nan())
-                .collect();
-            v.sort_by(f64::total_cmp);
-            let done = members.iter().filter(|&&k| !slow[k].is_nan()).count();
+            let (done, values) = bin_stats(members, slow, stat_slow);
             let missing: u64 = members
                 .iter()
                 .filter(|&&k| slow[k].is_nan())
                 .map(|&k| size(k).saturating_sub(self.core.flows[ix[k]].rx_bytes))
                 .sum();
-            let mean = if v.is_empty() {
-                f64::NAN
-            } else {
-                v.iter().sum::<f64>() / v.len() as f64
-            };
-            let stats = [
-                ("mean", mean),
-                ("p50", percentile(&v, 50.0)),
-                ("p95", percentile(&v, 95.0)),
-                ("p99", percentile(&v, 99.0)),
-            ];
+            let stats = ["mean", "p50", "p95", "p99"].into_iter().zip(values);
             for (stat, value) in stats {
                 t.binning.push(binning.to_string());
                 t.bin.push(label.clone());
