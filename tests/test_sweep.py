@@ -448,6 +448,18 @@ def test_cli_sweep_bad_input(tmp_path, capsys, args, needle):
     assert not (tmp_path / "o").exists()  # nothing ran
 
 
+def test_cli_sweep_keeps_any_run_table(tmp_path, capsys):
+    """`--tables` offers every table a run writes (docs/tables.md), the FCT tables among them."""
+    from qcnsim.cli import RUN_TABLES, main
+
+    assert {"fct", "fct_stats", "pause_events", "switch_buffer", "link_events"} <= set(RUN_TABLES)
+    sc = tmp_path / "t.toml"
+    sc.write_text(TRIVIAL, encoding="utf-8")
+    rc = main(["sweep", str(sc), "--out", str(tmp_path / "o"), "--sweep", "flows.0.rate=1Gbps",
+               "--tables", "summary,fct_stats,pause_events"])
+    assert rc == 0, capsys.readouterr().err
+
+
 def test_cli_sweep_bad_input_subprocess(tmp_path):
     sc = tmp_path / "t.toml"
     sc.write_text(TRIVIAL, encoding="utf-8")
