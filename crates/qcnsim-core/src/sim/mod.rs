@@ -128,7 +128,10 @@ impl<'a> Sim<'a> {
             Ev::HostControl { pkt } => self.on_host_control(pkt),
             Ev::RpTimer { flow, gen } => self.core.on_rp_timer(flow, gen),
             Ev::PortRate { entry } => self.core.on_port_rate(entry as usize),
-            Ev::McStats { edge } => self.mcast.snapshot(&self.core, edge as usize),
+            Ev::McStats { edge } => {
+                let cnm = self.cm.cnm_sent_total();
+                self.mcast.snapshot(&self.core, edge as usize, cnm)
+            }
             Ev::PauseRx { slot, quanta } => self.on_pause_rx(slot as usize, quanta),
             Ev::PauseExpire { slot, gen } => self.on_pause_expire(slot as usize, gen),
             Ev::PauseRefresh { slot, gen } => self.on_pause_refresh(slot as usize, gen),

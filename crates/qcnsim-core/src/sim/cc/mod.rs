@@ -58,6 +58,12 @@ pub(in crate::sim) struct Cm {
     /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
     pub(in crate::sim) dc: DcqcnState,
     pub(in crate::sim) tr: Transient,
+    /// Per port: CNMs its CP sent; BCN messages (negative, positive, BCN(0,0)).
+    cnm_sent: Vec<u64>,
+    bcn_sent: Vec<[u64; 3]>,
+    /// Per flow: CNMs its source received; BCN messages (negative, positive, BCN(0,0)).
+    cnm_rx: Vec<u64>,
+    bcn_rx: Vec<[u64; 3]>,
 }
 
 /// A feedback message ready to leave: the control frame and the port it is queued at (the
@@ -221,6 +227,10 @@ impl Cm {
             cps,
             dc: DcqcnState::new(sc),
             tr: Transient::new(sc),
+            cnm_sent: vec![0; sc.n_ports()],
+            bcn_sent: vec![[0; 3]; sc.n_ports()],
+            cnm_rx: vec![0; sc.flows.len()],
+            bcn_rx: vec![[0; 3]; sc.flows.len()],
         };
         (cm, port_cps)
     }
@@ -327,11 +337,11 @@ impl Cm {
         let out = core.feedback_next(sw, flow)?;
         let (rec_kind, size) = match kind {
             KIND_CNM => {
-                core.ports[cp_port].cnm_sent += 1;
+                self.cnm_sent[cp_port] += 1;
                 (Some(REC_CNM_SENT), core.sc.qcn.cnm_bytes)
             }
             KIND_BCN | KIND_BCN0 => {
-                core.ports[cp_port].bcn_sent[bcn_index(kind, payload)] += 1;
+                self.bcn_sent[cp_port][bcn_index(kind, payload)] += 1;
                 let rec = if kind == KIND_BCN0 {
                     REC_BCN0_SENT
                 } else {
@@ -387,11 +397,11 @@ impl Cm {
         let now = core.now;
         let rec_kind = match pk.kind {
             KIND_CNM => {
-                core.flows[fi].cnm_rx += 1;
+                self.cnm_rx[fi] += 1;
                 Some(REC_CNM_RX)
             }
             KIND_BCN | KIND_BCN0 => {
-                core.flows[fi].bcn_rx[bcn_index(pk.kind, pk.fb)] += 1;
+                self.bcn_rx[fi][bcn_index(pk.kind, pk.fb)] += 1;
                 if pk.kind == KIND_BCN0 {
                     Some(REC_BCN0_RX)
                 } else {
@@ -489,24 +499,28 @@ impl Needs for Cm {
 
 /// Congestion management's columns of the shared tables.
 impl Cm {
+    /// CNMs sent by every CP so far (the multicast statistics window's edges).
+    pub(in crate::sim) fn cnm_sent_total(&self) -> u64 {
+        self.cnm_sent.iter().sum()
+    }
+
     /// Per flow: feedback received by its source (CNMs, SONAR and push-back, BCN, ConMes),
     /// DCQCN's marks and CNPs (columns of the flows table, in its order).
     pub(in crate::sim) fn flow_columns(&self, core: &Core) -> Columns {
         let fl = &core.flows;
-        let i64s =
-            |f: &dyn Fn(&Flow) -> u64| ColumnData::I64(fl.iter().map(|x| f(x) as i64).collect());
+        let bcn = |k: usize| ColumnData::I64(self.bcn_rx.iter().map(|b| b[k] as i64).collect());
         let counts = |v: &[u64]| ColumnData::I64(v.iter().map(|&x| x as i64).collect());
         let [special, echo, fuse, alarms, fb99] = self.tr.flow_counts();
         vec![
-            ("cnm_received", i64s(&|f| f.cnm_rx)),
+            ("cnm_received", counts(&self.cnm_rx)),
             ("sonar_special_sent", ColumnData::I64(special)),
             ("sonar_echo_received", ColumnData::I64(echo)),
             ("sonar_short_fuse", ColumnData::I64(fuse)),
             ("sonar_false_alarms", ColumnData::I64(alarms)),
             ("fb99_received", ColumnData::I64(fb99)),
-            ("bcn_negative_received", i64s(&|f| f.bcn_rx[0])),
-            ("bcn_positive_received", i64s(&|f| f.bcn_rx[1])),
-            ("bcn0_received", i64s(&|f| f.bcn_rx[2])),
+            ("bcn_negative_received", bcn(0)),
+            ("bcn_positive_received", bcn(1)),
+            ("bcn0_received", bcn(2)),
             (
                 "conmes_received",
                 ColumnData::I64(NicFbState::column(&self.nicfb.conmes_rx, fl.len())),
@@ -522,8 +536,7 @@ impl Cm {
     /// BA = 1).
     pub(in crate::sim) fn port_columns(&self, core: &Core) -> (Columns, Columns) {
         let ps = &core.ports;
-        let i64s =
-            |f: &dyn Fn(&Port) -> u64| ColumnData::I64(ps.iter().map(|x| f(x) as i64).collect());
+        let bcn = |k: usize| ColumnData::I64(self.bcn_sent.iter().map(|b| b[k] as i64).collect());
         let (echo, fb99): (Vec<i64>, Vec<i64>) = (0..ps.len())
             .map(|p| {
                 let (e, f) = self.port_echo_fb99(core, p);
@@ -532,10 +545,13 @@ impl Cm {
             .unzip();
         (
             vec![
-                ("cnm_sent", i64s(&|p| p.cnm_sent)),
-                ("bcn_negative_sent", i64s(&|p| p.bcn_sent[0])),
-                ("bcn_positive_sent", i64s(&|p| p.bcn_sent[1])),
-                ("bcn0_sent", i64s(&|p| p.bcn_sent[2])),
+                (
+                    "cnm_sent",
+                    ColumnData::I64(self.cnm_sent.iter().map(|&c| c as i64).collect()),
+                ),
+                ("bcn_negative_sent", bcn(0)),
+                ("bcn_positive_sent", bcn(1)),
+                ("bcn0_sent", bcn(2)),
                 (
                     "conmes_sent",
                     ColumnData::I64(NicFbState::column(&self.nicfb.conmes_sent, ps.len())),

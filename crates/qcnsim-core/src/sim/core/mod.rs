@@ -238,9 +238,6 @@ pub(in crate::sim) struct Port {
     pub(in crate::sim) pq_bytes: Vec<u64>,
     pub(in crate::sim) drop_frames: u64,
     pub(in crate::sim) drop_bytes: u64,
-    pub(in crate::sim) cnm_sent: u64,
-    /// BCN messages sent by this port's CP: negative, positive, BCN(0,0).
-    pub(in crate::sim) bcn_sent: [u64; 3],
 }
 
 impl Port {
@@ -340,9 +337,6 @@ pub(in crate::sim) struct Flow {
     pub(in crate::sim) rng: Rng,
     pub(in crate::sim) nic_drops: u64,
     pub(in crate::sim) net_drops: u64,
-    pub(in crate::sim) cnm_rx: u64,
-    /// BCN messages received: negative, positive, BCN(0,0).
-    pub(in crate::sim) bcn_rx: [u64; 3],
     /// At a full rate-limiter queue the source waits instead of dropping the frame (a greedy
     /// source, or `sender = "nic"`).
     pub(in crate::sim) waits: bool,

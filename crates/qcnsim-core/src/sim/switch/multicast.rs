@@ -155,15 +155,16 @@ impl Multicast {
         }
     }
 
-    /// Take the counters at an edge of the statistics window.
+    /// Take the counters at an edge of the statistics window (`cnm_sent`: the CNMs every CP
+    /// has sent so far, congestion management's count).
     #[inline(never)]
-    pub(in crate::sim) fn snapshot(&mut self, core: &Core, edge: usize) {
+    pub(in crate::sim) fn snapshot(&mut self, core: &Core, edge: usize, cnm_sent: u64) {
         let s = &mut self.win[edge];
         s.taken = true;
         s.flow_sent_frames = core.flows.iter().map(|f| f.sent_frames).collect();
         s.flow_sent_bytes = core.flows.iter().map(|f| f.sent_bytes).collect();
         s.port_drops = core.ports.iter().map(|p| p.drop_frames).collect();
-        s.cnm_sent = core.ports.iter().map(|p| p.cnm_sent).sum();
+        s.cnm_sent = cnm_sent;
     }
 
     /// Extra columns of the flows table: dst names a multicast flow's group.
