@@ -439,49 +439,223 @@ def load_runs(results_dir: Union[str, "os.PathLike[str]"]) -> List[Tuple[str, Re
     return runs
 
 
-#: The flow-size bins of the ``fct`` summary rows (bytes): below 100 KB, 100 KB to 1 MB, above.
-FCT_BINS = ((0, 100_000, "<100KB"), (100_000, 1_000_000, "100KB-1MB"), (1_000_000, None, ">1MB"))
+#: One colour per scheme, the same in every panel: the colour-blind-safe palette of Okabe and
+#: Ito ("Color Universal Design", 2008), in order of the schemes' first appearance (its yellow
+#: last: it is the hardest to see on white).
+SCHEME_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+#: Line style per slowdown statistic.
+STAT_STYLES = {"p50": "-", "p95": "-.", "p99": "--", "mean": ":"}
+#: Figure width (inches) of :func:`fct_slowdown`: the text width of a two-column paper (ACM and
+#: IEEE templates: about 7 in), so the figure prints at 100 % across both columns.
+PAPER_WIDTH = 7.0
 
 
-def fct_slowdown(runs: Runs, out: PathArg = None,
-                 title: str = "Flow completion time slowdown vs flow size") -> Optional[Figure]:
-    """Slowdown (FCT / ideal FCT) vs flow size from the ``fct`` table: every finished flow as a
-    faint point, and per size bin (< 100 KB, 100 KB-1 MB, > 1 MB) the median and the 99th
-    percentile of each run as lines. Unfinished flows are left out (their count is in the
-    legend). Returns the figure (``None`` when no run has an ``fct`` table); with ``out`` it is
-    also written there as PNG."""
-    runs = _runs(runs)
-    data = [(label, r.tables.get("fct")) for label, r in runs]
-    data = [(label, t) for label, t in data if t is not None and t.height]
-    if not data:
+def _value_of(spec, label: str, res: Results):
+    if callable(spec):
+        return spec(label, res)
+    if isinstance(spec, Mapping):
+        return spec.get(label)
+    return spec
+
+
+def fct_stats_table(runs: Runs, **columns) -> pl.DataFrame:
+    """Every run's tidy ``fct_stats`` rows (docs/tables.md) in one table, with a ``variant`` column
+    (the run's label) and, for each keyword, a column of that name whose value per run is
+    ``f(label, results)`` for a callable, ``mapping[label]`` for a mapping, or the value itself::
+
+        t = plot.fct_stats_table(runs, scheme=lambda v, r: v.rsplit("-", 1)[0],
+                                 load=lambda v, r: r.resolved["workloads"][0]["load"])
+        plot.fct_slowdown(t, panel="load", scheme="scheme")
+
+    Runs without an ``fct_stats`` table (no finite flow) add no rows."""
+    frames = []
+    for label, res in _runs(runs):
+        t = res.tables.get("fct_stats")
+        if t is None or t.height == 0:
+            continue
+        extra = [pl.lit(label, dtype=pl.Utf8).alias("variant")]
+        extra += [pl.lit(_value_of(spec, label, res)).alias(name) for name, spec in columns.items()]
+        frames.append(t.with_columns(extra))
+    if not frames:
+        return pl.DataFrame()
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def _size_label(v: float, _pos=None) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if v >= scale:
+            return f"{v / scale:g}{unit}"
+    return f"{v:g}B"
+
+
+def _panel_title(panel: Optional[str], value) -> str:
+    if panel is None:
+        return ""
+    if panel == "load" and isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1:
+        return f"{value * 100:g} % load"
+    return f"{panel} = {value}"
+
+
+def fct_slowdown(
+    data: Union[Runs, pl.DataFrame],
+    out: PathArg = None,
+    *,
+    panel: Union[None, str, Mapping[str, object], object] = None,
+    scheme: Union[None, str, Mapping[str, object], object] = None,
+    stats: Sequence[str] = ("p50", "p99"),
+    binning: str = "quantile",
+    title: Optional[str] = None,
+    yscale: str = "log",
+    width: float = PAPER_WIDTH,
+    panel_height: float = 2.1,
+    max_cols: int = 3,
+    panel_title=None,
+) -> Optional[Figure]:
+    """FCT slowdown against flow size, a figure a paper can print: one panel per value of
+    ``panel`` (e.g. the load), in each panel one colour per scheme (:data:`SCHEME_COLORS`, the same
+    colour for a scheme in every panel) and one line style per statistic (:data:`STAT_STYLES`:
+    p50 solid, p95 dash-dot, p99 dashed), x = flow size on a log scale at each bin's upper size
+    (``size_bin_hi``), the panels sharing both axes, one legend below the panels (outside every
+    panel's data), ``width`` inches wide (default the text width of a two-column paper).
+
+    ``data`` is a table in the tidy ``fct_stats`` shape (docs/tables.md) with a column naming the
+    scheme and, for several panels, a column naming the panel, e.g. from :func:`fct_stats_table`
+    or a sweep's :attr:`qcnsim.SweepResults.fct`. A table with ``slowdown`` draws it; a table
+    of means over seeds (``mean``, ``ci95_low``, ``ci95_high``) draws the mean with its 95 %
+    confidence interval as a band. ``data`` may also be runs (one :class:`Results`, a mapping
+    ``{label: Results}`` or ``(label, Results)`` pairs): then ``scheme`` and ``panel`` may be
+    callables ``f(label, results)`` or mappings ``{label: value}`` (default: one scheme per run,
+    one panel).
+
+    ``binning``: the bins drawn (``"quantile"``: 20 bins of 5 % of the flows, the HPCC paper's
+    Figure 11; any binning whose bins have a finite upper size). ``stats``: the statistics drawn
+    (``p50``, ``p95``, ``p99``, ``mean``). Each panel's title says how many flows ended
+    unfinished and whether the statistics exclude them or count them as lower bounds
+    (``analysis.fct_unfinished``). Several rows for one (panel, scheme, statistic, bin), e.g. the
+    seeds of an unaggregated table, are refused: aggregate them first. Returns the figure, or
+    ``None`` when there is no row to draw; with ``out`` it is also written there as PNG."""
+    import math
+
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    if not isinstance(data, pl.DataFrame):
+        cols = {}
+        if scheme is not None and not isinstance(scheme, str):
+            cols["scheme"], scheme = scheme, "scheme"
+        if panel is not None and not isinstance(panel, str):
+            cols["panel"], panel = panel, "panel"
+        data = fct_stats_table(data, **cols)
+    if data.height == 0:
         return None
-    fig = Figure(figsize=(8, 5))
-    ax = fig.add_subplot()
-    for i, (label, t) in enumerate(data):
-        color = f"C{i % 10}"
-        done = t.filter(pl.col("finished"))
-        ax.scatter(done["size_bytes"].to_list(), done["slowdown"].to_list(), s=4, alpha=0.15,
-                   color=color)
-        xs, p50, p99 = [], [], []
-        for lo, hi, _ in FCT_BINS:
-            b = done.filter((pl.col("size_bytes") >= lo) & (pl.col("size_bytes") < (hi or 2**62)))
-            if b.height == 0:
-                continue
-            xs.append(float(b["size_bytes"].median()))
-            p50.append(float(b["slowdown"].quantile(0.5, "nearest")))
-            p99.append(float(b["slowdown"].quantile(0.99, "nearest")))
-        unfinished = t.height - done.height
-        name = label or "run"
-        ax.plot(xs, p50, "o-", color=color, label=f"{name} median ({unfinished} unfinished)")
-        ax.plot(xs, p99, "s--", color=color, label=f"{name} p99")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("flow size (bytes)")
-    ax.set_ylabel("slowdown (FCT / ideal FCT)")
-    ax.set_title(title)
-    ax.legend(fontsize=7, ncol=2)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
+    scheme = scheme or ("scheme" if "scheme" in data.columns else "variant")
+    ycol = "slowdown" if "slowdown" in data.columns else "mean"
+    need = [c for c in (scheme, panel, "size_bin_hi", "stat", ycol) if c is not None]
+    missing = [c for c in need if c not in data.columns]
+    if missing:
+        raise ValueError(f"fct_slowdown: the table has no column {', '.join(map(repr, missing))}; "
+                         f"columns: {', '.join(data.columns)}")
+    bad = [s for s in stats if s not in STAT_STYLES]
+    if bad:
+        raise ValueError(f"fct_slowdown: stats = {bad!r}: expected some of {', '.join(STAT_STYLES)}")
+    d = data.filter(pl.col("stat").is_in(list(stats)))
+    if "binning" in d.columns:
+        if binning not in d["binning"].unique().to_list():
+            raise ValueError(f"fct_slowdown: binning = {binning!r}: the table has "
+                             f"{', '.join(map(repr, sorted(d['binning'].unique().to_list())))}")
+        d = d.filter(pl.col("binning") == binning)
+    if d.height == 0:
+        return None
+    hi = d["size_bin_hi"].cast(pl.Float64)
+    if not hi.is_finite().all():
+        raise ValueError(f"fct_slowdown: binning {binning!r} has an open-ended bin (size_bin_hi = inf): the x "
+                         "axis is each bin's upper size; use binning='quantile'")
+    keys = [c for c in (panel, scheme, "stat", "size_bin" if "size_bin" in d.columns else "size_bin_hi") if c]
+    dup = d.group_by(keys).len().filter(pl.col("len") > 1)
+    if dup.height:
+        raise ValueError(f"fct_slowdown: {dup.height} (panel, scheme, stat, bin) combinations have several rows "
+                         f"(e.g. {dup.row(0)}): one row each is drawn; aggregate seeds first (e.g. a sweep's "
+                         "SweepResults.fct) or tell the rows apart by the scheme or panel column")
+    schemes = list(dict.fromkeys(d[scheme].to_list()))
+    colors = {s: SCHEME_COLORS[i % len(SCHEME_COLORS)] for i, s in enumerate(schemes)}
+    panels = list(dict.fromkeys(d[panel].to_list())) if panel else [None]
+    if panel and all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in panels):
+        panels.sort()
+    fmt_title = panel_title or (lambda v: _panel_title(panel, v))
+
+    n = len(panels)
+    cols = min(n, max_cols)
+    rows = -(-n // cols)
+    entries = len(schemes) + len(stats)
+    leg_cols = min(entries, max(1, int(width / 1.25)))  # about 1.25 in per legend entry
+    leg_rows = -(-entries // leg_cols)
+    left, right, top, gap_w, gap_h = 0.6, 0.1, 0.55 if title else 0.35, 0.12, 0.55
+    bottom = 0.5 + 0.17 * (leg_rows + 1) + 0.1  # tick labels and x label; legend title and rows
+    height = top + rows * panel_height + (rows - 1) * gap_h + bottom
+    fig = Figure(figsize=(width, height))
+    pw = (width - left - right - (cols - 1) * gap_w) / cols
+    fig.subplots_adjust(left=left / width, right=1 - right / width, top=1 - top / height,
+                        bottom=bottom / height, wspace=gap_w / pw, hspace=gap_h / panel_height)
+    axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False)
+    flat = [a for row in axes for a in row]
+    for ax in flat[n:]:
+        fig.delaxes(ax)
+    band = "ci95_low" in d.columns and "ci95_high" in d.columns
+    for k, (ax, pv) in enumerate(zip(flat, panels)):
+        dp = d.filter(pl.col(panel) == pv) if panel else d
+        for s in schemes:
+            ds = dp.filter(pl.col(scheme) == s)
+            for st in stats:
+                g = ds.filter(pl.col("stat") == st).sort("size_bin_hi")
+                if g.height == 0:
+                    continue
+                x = g["size_bin_hi"].cast(pl.Float64).to_numpy()
+                y = g[ycol].cast(pl.Float64).to_numpy()
+                ax.plot(x, y, linestyle=STAT_STYLES[st], color=colors[s], linewidth=1.2, marker="o",
+                        markersize=2.2, label=f"{s}, {st}")
+                if band:
+                    ax.fill_between(x, g["ci95_low"].cast(pl.Float64).to_numpy(),
+                                    g["ci95_high"].cast(pl.Float64).to_numpy(), color=colors[s], alpha=0.15,
+                                    linewidth=0)
+        head = fmt_title(pv)
+        if "unfinished" in dp.columns and "flows" in dp.columns:
+            # flows per run: the bins of one statistic partition them
+            one = dp.filter(pl.col("stat") == stats[0])
+            unf, tot = float(one["unfinished"].sum()), float(one["flows"].sum())
+            how = ""
+            if "unfinished_as" in one.columns and one["unfinished_as"].n_unique() == 1:
+                how = {"excluded": ", excluded", "lower_bound": ", as lower bounds"}.get(one["unfinished_as"][0], "")
+            note = f"unfinished {unf:.4g} of {tot:.4g} flows{how}"
+            head = f"{head}\n{note}" if head else note
+        if head:
+            ax.set_title(head, fontsize=7.5)
+        ax.set_xscale("log")
+        ax.set_yscale(yscale)
+        ax.xaxis.set_major_locator(LogLocator(base=10))
+        ax.xaxis.set_major_formatter(FuncFormatter(_size_label))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        if yscale == "log":
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+            ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.grid(True, which="major", alpha=0.3, linewidth=0.5)
+        ax.tick_params(labelsize=7)
+        if k % cols == 0:
+            ax.set_ylabel("FCT slowdown (FCT / ideal FCT)", fontsize=8)
+        if k + cols >= n:
+            ax.set_xlabel("flow size (bytes, bin's upper size)", fontsize=8)
+            ax.xaxis.set_tick_params(labelbottom=True)
+    for ax in flat[:n]:  # a bin with no finished flow (NaN) leaves a gap, never a made-up value
+        lo, hi_ = ax.get_ylim()
+        if yscale == "log" and math.isfinite(lo):
+            ax.set_ylim(min(lo, 0.9), hi_)
+    handles = [Line2D([], [], color=colors[s], linewidth=2, label=str(s)) for s in schemes]
+    handles += [Line2D([], [], color="0.3", linestyle=STAT_STYLES[st], linewidth=1.2, label=st) for st in stats]
+    what = "mean over seeds and 95 % CI" if band else ""
+    fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.1 / height), ncol=leg_cols, fontsize=7.5,
+               frameon=False, title=(f"scheme (colour), statistic (line){'; ' + what if what else ''}"),
+               title_fontsize=7.5)
+    if title:
+        fig.suptitle(title, fontsize=9)
     if out is not None:
         save(fig, out)
     return fig
