@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", metavar="NAME", help="apply one of the scenario's [[variants]] first")
     p.add_argument("--seed", type=_seed, help="base seed (overrides meta.seed)")
     p.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="table format")
-    p.add_argument("--tables", metavar="T1,T2", help="tables kept per run (summary is always kept; default: all)")
+    p.add_argument("--tables", metavar="T1,T2", help="tables kept per run (summary and fct_stats are always kept; default: all)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
     p = sub.add_parser("params", help="list the protocol parameters: unit, range, default, help")

@@ -12,6 +12,9 @@ Directory layout (``out``)::
     points.<fmt>                    one row per point: id, axis values, runs done, status, error
     runs.<fmt>                      every run's summary rows (point, rep, seed, axis values, ...)
     aggregate.<fmt>                 per point and metric: n, mean, std, ci95_low, ci95_high
+    fct_runs.<fmt>                  every run's fct_stats rows (scenarios with finite flows)
+    fct_aggregate.<fmt>             per point, size bin and statistic: the FCT slowdown's n, mean,
+                                    std and CI over the seeds, the bin's sizes (SweepResults.fct)
 
 Points are ordered numerically along every axis whose values are quantities or numbers. After
 aggregation, an axis along which every summary metric is identical is reported
@@ -520,12 +523,20 @@ class SweepResults:
     ``warnings`` (a list of messages, e.g. an axis that changed nothing)."""
 
     def __init__(self, out_dir: Path, plan_json: Dict[str, Any], points: pl.DataFrame, runs: pl.DataFrame,
-                 aggregate: pl.DataFrame) -> None:
+                 aggregate: pl.DataFrame, fct_runs: Optional[pl.DataFrame] = None,
+                 fct: Optional[pl.DataFrame] = None) -> None:
         self.out_dir = Path(out_dir)
         self.plan = plan_json
         self.points = points
         self.runs = runs
         self.aggregate = aggregate
+        #: Every run's ``fct_stats`` rows (docs/tables.md) with the point, axis columns, rep and
+        #: seed; empty when the scenario has no finite flow.
+        self.fct_runs = fct_runs if fct_runs is not None else pl.DataFrame()
+        #: The FCT slowdown statistics per point, size bin and statistic over the point's seeds:
+        #: ``n``, ``mean``, ``std``, ``ci95_low``, ``ci95_high`` of ``slowdown`` and the means of the
+        #: bin's sizes and flow counts (see :func:`aggregate_fct`); empty without finite flows.
+        self.fct = fct if fct is not None else pl.DataFrame()
         got = plan_json.get("warnings")
         #: Messages about the sweep's results: one per axis that changed nothing (see
         #: :func:`no_effect_warnings`). From sweep.json; computed for a sweep written without them.
@@ -577,8 +588,18 @@ class SweepResults:
         values as written are the coordinate ``<path>_label`` (indexed:
         ``ds.sel({"cc.qcn.cp.q_eq_label": "16KB"})``) and the SI column's name
         (``cc.qcn.cp.q_eq_B``) is a coordinate too. An axis of plain numbers has them as ascending
-        coordinates; any other axis keeps its labels in the order given. Needs xarray and pandas
-        (``pip install 'qcnsim[xarray]'``)."""
+        coordinates; any other axis keeps its labels in the order given.
+
+        With finite flows the FCT slowdown statistics (:attr:`fct`) are variables of their own,
+        ``fct_n``, ``fct_mean``, ``fct_std``, ``fct_ci95_low``, ``fct_ci95_high`` over the axes,
+        ``size_bin`` (every bin of every binning, in table order) and ``stat`` (``mean``, ``p50``,
+        ``p95``, ``p99``), and ``fct_flows``, ``fct_finished``, ``fct_unfinished``,
+        ``fct_unfinished_bytes`` (means over the seeds) and ``fct_unfinished_as`` over the axes and
+        ``size_bin``; ``size_bin`` has the coordinates ``binning`` and the numeric ``size_bin_lo``
+        and ``size_bin_hi`` (bytes, means over the seeds: a quantile bin's sizes depend on the
+        run's flows). The summary's FCT rows (metrics ``fct_*`` and ``flows_unfinished``, whose
+        size bin is only in ``detail``) are then left out of ``mean``/``n``/...: they are the
+        same statistics. Needs xarray and pandas (``pip install 'qcnsim[xarray]'``)."""
         try:
             import xarray as xr
         except ImportError:
@@ -586,11 +607,18 @@ class SweepResults:
         axes = self.axes
         si_of = self.axis_columns()
         agg = self.aggregate
+        fct = self.fct
+        if fct.height:
+            agg = agg.filter(~is_fct_summary_metric(pl.col("metric")))
         # A quantity axis is indexed by its SI values (numbers sort numerically, labels would not).
-        index = [pl.col(si_of[a]).alias(a) if si_of.get(a) and si_of[a] in agg.columns else pl.col(a) for a in axes]
-        df = (agg.select([*index, "metric", "detail", "n", "mean", "std", "ci95_low", "ci95_high"]).to_pandas()
+        def index(df: pl.DataFrame) -> List[pl.Expr]:
+            return [pl.col(si_of[a]).alias(a) if si_of.get(a) and si_of[a] in df.columns else pl.col(a) for a in axes]
+
+        df = (agg.select([*index(agg), "metric", "detail", "n", "mean", "std", "ci95_low", "ci95_high"]).to_pandas()
               .set_index([*axes, "metric", "detail"]))
         ds = xr.Dataset.from_dataframe(df)
+        if fct.height:
+            ds = xr.merge([ds, self._fct_dataset(xr, index(fct))], join="outer", compat="no_conflicts")
         pts = self.points
         for a in axes:
             si = si_of.get(a)
@@ -613,11 +641,38 @@ class SweepResults:
             elif a in pts.columns:
                 present = set(ds[a].values.tolist())
                 ds = ds.reindex({a: [v for v in dict.fromkeys(pts[a].to_list()) if v in present]})
-        names = self.metric_names()
+        names = [m for m in self.metric_names() if m in set(agg["metric"].to_list())]
         if names and set(names) == set(ds["metric"].values.tolist()):
             ds = ds.reindex({"metric": names})
         ds.attrs.update(scenario=str(self.plan.get("scenario")), replications=int(self.plan.get("replications") or 0),
                         confidence=0.95)
+        return ds
+
+    def _fct_dataset(self, xr, index: List[pl.Expr]):
+        """The ``fct_*`` variables of :meth:`to_xarray` (axes indexed by ``index``)."""
+        fct = self.fct
+        axes = self.axes
+        bins = list(dict.fromkeys(fct["size_bin"].to_list()))
+        stats = list(dict.fromkeys(fct["stat"].to_list()))
+        binning_of: Dict[str, str] = {}
+        for b, k in zip(fct["size_bin"].to_list(), fct["binning"].to_list()):
+            binning_of.setdefault(b, k)
+        per_stat = (fct.select([*index, "size_bin", "stat", "n", "mean", "std", "ci95_low", "ci95_high"]).to_pandas()
+                    .set_index([*axes, "size_bin", "stat"]))
+        ds = xr.Dataset.from_dataframe(per_stat).rename({c: f"fct_{c}" for c in
+                                                          ("n", "mean", "std", "ci95_low", "ci95_high")})
+        first = fct.filter(pl.col("stat") == stats[0])
+        per_bin = (first.select([*index, "size_bin", "size_bin_lo", "size_bin_hi", "flows", "finished", "unfinished",
+                                 "unfinished_bytes", "unfinished_as"]).to_pandas().set_index([*axes, "size_bin"]))
+        pb = xr.Dataset.from_dataframe(per_bin)
+        ds = ds.assign({f"fct_{c}": pb[c] for c in ("flows", "finished", "unfinished", "unfinished_bytes",
+                                                    "unfinished_as")})
+        ds = ds.assign_coords(size_bin_lo=pb["size_bin_lo"], size_bin_hi=pb["size_bin_hi"])
+        ds = ds.reindex({"size_bin": bins, "stat": stats})
+        ds = ds.assign_coords(binning=("size_bin", [binning_of[b] for b in bins]))
+        ds["size_bin_lo"].attrs.update(units="B", long_name="smallest flow size of the bin (mean over seeds)")
+        ds["size_bin_hi"].attrs.update(units="B", long_name="largest flow size of the bin (mean over seeds)")
+        ds["fct_mean"].attrs.update(long_name="FCT slowdown statistic, mean over seeds", units="1")
         return ds
 
     def run_dir(self, point: str, rep: int = 0) -> Path:
@@ -632,7 +687,10 @@ class SweepResults:
         d = Path(out_dir)
         plan = json.loads((d / SWEEP_JSON).read_text(encoding="utf-8"))
         fmt = plan.get("format", "parquet")
-        return cls(d, plan, *(_read_table(_table_path(d, n, fmt), fmt) for n in ("points", "runs", "aggregate")))
+        tables = [_read_table(_table_path(d, n, fmt), fmt) for n in ("points", "runs", "aggregate")]
+        fct = [_read_table(p, fmt) if p.is_file() else None
+               for p in (_table_path(d, n, fmt) for n in ("fct_runs", "fct_aggregate"))]
+        return cls(d, plan, *tables, *fct)
 
     def __repr__(self) -> str:
         n = self.points.height
@@ -715,6 +773,44 @@ def aggregate(runs: pl.DataFrame, key_cols: Sequence[str]) -> pl.DataFrame:
                         orient="row")
 
 
+#: The ``fct_stats`` columns that key a statistic (besides the point): its bin and statistic.
+FCT_KEYS = ("binning", "size_bin", "stat")
+#: ``fct_stats`` columns averaged over a point's seeds in :func:`aggregate_fct`.
+FCT_MEANS = ("size_bin_lo", "size_bin_hi", "flows", "finished", "unfinished", "unfinished_bytes")
+
+
+def is_fct_summary_metric(metric: pl.Expr) -> pl.Expr:
+    """The summary rows that repeat ``fct_stats`` (their size bin is only in ``detail``): the
+    metrics ``fct_*`` and ``flows_unfinished`` (docs/tables.md, ``fct``)."""
+    return metric.str.starts_with("fct_") | (metric == "flows_unfinished")
+
+
+def aggregate_fct(fct_runs: pl.DataFrame, key_cols: Sequence[str]) -> pl.DataFrame:
+    """The FCT slowdown statistics over each point's seeds: per (key columns, ``binning``,
+    ``size_bin``, ``stat``) ``n`` (runs with a value: a bin without a finished flow has NaN and is
+    left out), ``mean``, ``std``, ``ci95_low``, ``ci95_high`` of ``slowdown`` (as :func:`aggregate`),
+    the means over the runs of ``size_bin_lo``, ``size_bin_hi``, ``flows``, ``finished``,
+    ``unfinished``, ``unfinished_bytes`` (a quantile bin's sizes and counts depend on the run's
+    flows), ``runs`` (the runs with the bin) and ``unfinished_as``."""
+    if fct_runs.height == 0:
+        return pl.DataFrame()
+    group = [*key_cols, *FCT_KEYS]
+    grouped = fct_runs.group_by(group, maintain_order=True).agg(
+        pl.col("slowdown"), pl.len().alias("runs"),
+        *[pl.col(c).cast(pl.Float64).mean() for c in FCT_MEANS],
+        pl.col("unfinished_as").unique(maintain_order=True).str.join(",").alias("unfinished_as"))
+    rows = []
+    for rec in grouped.iter_rows(named=True):
+        n, mean, sd, half = _stats.mean_std_ci(rec.pop("slowdown"), CONFIDENCE)
+        rec.update(n=n, mean=mean, std=sd, ci95_low=mean - half, ci95_high=mean + half)
+        rows.append(rec)
+    cols = [*group[:-1], "size_bin_lo", "size_bin_hi", "stat", "n", "mean", "std", "ci95_low", "ci95_high",
+            "runs", "flows", "finished", "unfinished", "unfinished_bytes", "unfinished_as"]
+    schema = {**{c: fct_runs.schema[c] for c in group}, "n": pl.Int64, "runs": pl.Int64, "unfinished_as": pl.Utf8,
+              **{c: pl.Float64 for c in (*FCT_MEANS, "mean", "std", "ci95_low", "ci95_high")}}
+    return pl.DataFrame(rows, schema={c: schema[c] for c in rows[0]}, orient="row").select(cols)
+
+
 class SweepStopped(RuntimeError):
     """The sweep stopped before its end because results could not be written (e.g. a full disk).
     Every run written before is complete; rerunning the sweep resumes."""
@@ -785,6 +881,18 @@ def _finished_summary(rep_dir: Path, point: str, rep: int) -> Optional[SummaryRo
     return _rows_from_frame(df, int(info["seed"]))
 
 
+def _finished_fct(rep_dir: Path) -> Optional[pl.DataFrame]:
+    """The ``fct_stats`` table of a complete run in ``rep_dir``, if it wrote one."""
+    try:
+        info = json.loads((rep_dir / RUN_JSON).read_text(encoding="utf-8"))
+        fmt = info.get("format", "parquet")
+        if "fct_stats" not in info.get("tables", []):
+            return None
+        return _read_table(rep_dir / f"fct_stats.{fmt}", fmt)
+    except (OSError, ValueError, AttributeError, pl.exceptions.PolarsError):
+        return None
+
+
 #: Threads that write finished runs (file-system latency, Parquet encoding and fsync release the GIL).
 WRITER_THREADS = 4
 #: Runs received but not yet written, at most (bounds memory when writing is the bottleneck).
@@ -806,7 +914,7 @@ def run_sweep(
     line on stderr for the CLI)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    keep = None if tables is None else {*tables, "summary"}
+    keep = None if tables is None else {*tables, "summary", "fct_stats"}  # both small; the sweep aggregates them
     out = Path(out)
     check_sweep_dir(out, "out")  # before any run: a sweep never writes over files it did not write
     out.mkdir(parents=True, exist_ok=True)
@@ -825,11 +933,16 @@ def run_sweep(
         tasks = plan.tasks()
         values_of = {p.id: {a.path: a.raw[i] for a, i in zip(plan.axes, p.index)} for p in plan.points}
         summaries: Dict[Tuple[str, int], SummaryRows] = {}
+        fct_of: Dict[Tuple[str, int], pl.DataFrame] = {}  # each run's fct_stats (runs with finite flows)
         todo = []
         for t in tasks:
-            got = _finished_summary(out / f"point={t.point}" / f"rep={t.rep}", t.point, t.rep)
+            rep_dir = out / f"point={t.point}" / f"rep={t.rep}"
+            got = _finished_summary(rep_dir, t.point, t.rep)
             if got is not None:
                 summaries[t.key] = got
+                f = _finished_fct(rep_dir)
+                if f is not None:
+                    fct_of[t.key] = f
             else:
                 todo.append(t)
         reps_left: Dict[str, int] = {}
@@ -903,6 +1016,9 @@ def run_sweep(
                             res.run_info["sweep"] = {"point": task.point, "rep": task.rep, "attempt": attempt,
                                                      "values": values_of.get(task.point, {}),
                                                      "base_seed": plan.base_seed}
+                            f = res.tables.get("fct_stats")
+                            if f is not None:
+                                fct_of[task.key] = f
                             unwritten.append((writers.submit(write, task, res), task, _rows_from_core(payload)))
                             settle(MAX_UNWRITTEN)
                         elif attempt < MAX_ATTEMPTS:
@@ -925,7 +1041,8 @@ def run_sweep(
         if todo:
             log(f"sweep: {ran} run(s) in {wall:.1f} s ({ran / wall if wall > 0 else 0:.1f} runs/s)"
                 + (f", {len(errors)} failed" if errors else ""))
-        res = _collect(plan, plan_json, out, fmt, summaries, errors)
+        res = _collect(plan, plan_json, out, fmt, summaries, errors,
+                       {k: v for k, v in fct_of.items() if k in summaries})
         if lost is not None:
             raise SweepStopped(f"sweep stopped: {lost}; {len(summaries)} of {len(tasks)} run(s) are done and kept in "
                                f"{out}; rerun the same command to resume") from None
@@ -939,7 +1056,8 @@ def run_sweep(
 
 def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
              summaries: Dict[Tuple[str, int], SummaryRows],
-             errors: Dict[Tuple[str, int], str]) -> SweepResults:
+             errors: Dict[Tuple[str, int], str],
+             fct_of: Optional[Dict[Tuple[str, int], pl.DataFrame]] = None) -> SweepResults:
     axis_cols: List[pl.Series] = []
     axis_pos: List[int] = []  # the axis each column belongs to
     for k, a in enumerate(plan.axes):
@@ -1002,15 +1120,36 @@ def _collect(plan: Plan, plan_json: Dict[str, Any], out: Path, fmt: str,
     ])
     runs = runs.select([*key_cols, "rep", "seed", "metric", "value", "unit", "detail"])
     agg = aggregate(runs, key_cols)
+    # FCT statistics from the runs' tidy fct_stats tables, in point and rep order
+    frames = []
+    seen = set()
+    for p in plan.points:
+        if p.id in seen:  # a point listed twice (zip of equal values) counts once, as above
+            continue
+        seen.add(p.id)
+        for r in plan.reps:
+            f = (fct_of or {}).get((p.id, r))
+            if f is None or f.height == 0:
+                continue
+            seed = summaries[(p.id, r)][4]
+            frames.append(f.select([
+                pl.lit(p.id, dtype=pl.Utf8).alias("point"),
+                *[pl.lit(c[p.index[k]], dtype=c.dtype).alias(c.name) for k, c in zip(axis_pos, axis_cols)],
+                pl.lit(r, dtype=pl.Int64).alias("rep"), pl.lit(seed, dtype=pl.UInt64).alias("seed"), pl.all()]))
+    fct_runs = pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
+    fct_agg = aggregate_fct(fct_runs, key_cols)
     plan_json["warnings"] = no_effect_warnings(agg, [a.path for a in plan.axes])
     try:
-        for name, df in (("points", points), ("runs", runs), ("aggregate", agg)):
+        tables = [("points", points), ("runs", runs), ("aggregate", agg)]
+        if fct_runs.height:
+            tables += [("fct_runs", fct_runs), ("fct_aggregate", fct_agg)]
+        for name, df in tables:
             _write_table(df, _table_path(out, name, fmt), fmt)
         _write_json(plan_json, out / SWEEP_JSON)  # now with the warnings
     except OSError as e:
         raise SweepStopped(f"cannot write the sweep tables in {out} ({e}); every run is complete on disk, "
                            "rerun the sweep to aggregate") from e
-    return SweepResults(out, plan_json, points, runs, agg)
+    return SweepResults(out, plan_json, points, runs, agg, fct_runs, fct_agg)
 
 
 def sweep(
@@ -1041,7 +1180,7 @@ def sweep(
       directory when ``None``.
     - ``mode``: ``"grid"`` or ``"zip"`` (default: the scenario's, else grid).
     - ``first_rep``: index of the first replication (default 0; 1 leaves out the plain run).
-    - ``tables``: the tables to keep per run (``summary`` is always kept); default all.
+    - ``tables``: the tables to keep per run (``summary`` and ``fct_stats`` are always kept); default all.
     - ``progress``: ``None`` shows a bar on a terminal, ``True``/``False`` force it, a callable gets
       ``{"runs", "runs_total", "points", "points_total", "failed"}`` after every run.
 
