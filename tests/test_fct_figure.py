@@ -155,6 +155,17 @@ def test_fabric_websearch_figure_and_report(runs, tmp_path):
     assert fw.scheme_of("qcn-gbn-shallow-50") == "qcn-gbn-shallow" and fw.scheme_of("pfc") == "pfc"
     fig = fw.slowdown_figure(runs)
     _check_figure(fig, len(LOADS), list(SCHEMES))
+    # a variant outside the main schemes gets a panel of its own at its load, beside QCN there
+    # (the runs stand in for QCN ones: only their labels matter here)
+    d = dict(runs)
+    more = [*runs, ("qcn-60", d["dcqcn-60"]), ("qcn-gbn-60", d["pfc-60"])]
+    fig = fw.slowdown_figure(more)
+    colours = _check_figure(fig, 3, ["pfc", "dcqcn", "qcn", "qcn-gbn"])
+    assert [ax.get_title().split("\n")[0] for ax in fig.axes] == [
+        "30 % load", "60 % load", "60 % load: buffers, transport, link failure"]
+    in_group = {ln.get_label() for ln in fig.axes[2].get_lines()}
+    assert in_group == {"qcn, p50", "qcn, p99", "qcn-gbn, p50", "qcn-gbn, p99"}
+    assert len(set(colours.values())) == 4
     path = plot.save(fig, tmp_path / "fct_slowdown.png")
     html = render([ExperimentReport(name="fabric-websearch", out_dir=tmp_path, figures=[path])], {"qcnsim": "test"})
     assert html.count("<img ") == 1 and fw.CAPTIONS["fct_slowdown.png"][:40] in html

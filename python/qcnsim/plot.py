@@ -648,7 +648,7 @@ def fct_slowdown(
         lo, hi_ = ax.get_ylim()
         if yscale == "log" and math.isfinite(lo):
             ax.set_ylim(min(lo, 0.9), hi_)
-    handles = [Line2D([], [], color=colors[s], linewidth=2, label=str(s)) for s in schemes]
+    handles = [Line2D([], [], color=colors[s], linewidth=2, label=str(s) or "run") for s in schemes]
     handles += [Line2D([], [], color="0.3", linestyle=STAT_STYLES[st], linewidth=1.2, label=st) for st in stats]
     what = "mean over seeds and 95 % CI" if band else ""
     fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.1 / height), ncol=leg_cols, fontsize=7.5,

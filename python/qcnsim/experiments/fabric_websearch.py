@@ -1,9 +1,10 @@
 """fabric-websearch: web-search flows on a 128-host leaf-spine, QCN vs PFC vs DCQCN over PFC at
 30/50/70 % load.
 
-Draws ``fct_slowdown.png`` (:func:`qcnsim.plot.fct_slowdown`: one panel per load, x = flow size at
-the upper size of each of the 20 quantile bins of 5 % of the flows, the median and 99th
-percentile slowdown per scheme, a colour per scheme in every panel) and writes ``fct.csv`` /
+Draws ``fct_slowdown.png`` (:func:`qcnsim.plot.fct_slowdown`: one panel per load for QCN, PFC
+and DCQCN, one for the other variants beside QCN at their load; x = flow size at the upper size
+of each of the 20 quantile bins of 5 % of the flows, the median and 99th percentile slowdown per
+scheme, a colour per scheme in every panel) and writes ``fct.csv`` /
 ``fct.md``: per variant and size bin the number of flows, unfinished flows, and the mean, median,
 95th and 99th percentile slowdown (the ``fct_*`` rows of the summaries, side by side). See
 docs/models/workload.md.
@@ -40,7 +41,9 @@ def fct_table(runs) -> pl.DataFrame:
 
 
 CAPTIONS = {
-    "fct_slowdown.png": "FCT slowdown against flow size, one panel per load: the median (solid) and 99th "
+    "fct_slowdown.png": "FCT slowdown against flow size, one panel per load for QCN, PFC and DCQCN over PFC, and one "
+                        "for the 50 % load variants (shallow buffers, go-back-N, a link failure) beside QCN: the "
+                        "median (solid) and 99th "
                         "percentile (dashed) of each of the 20 bins of 5 % of the flows (the HPCC paper's Figure 11 "
                         "binning), drawn at the bin's largest flow size, one colour per scheme in every panel. "
                         "The panel titles count the unfinished flows and say how the statistics treat them "
@@ -55,12 +58,31 @@ def scheme_of(variant: str) -> str:
     return m.group(1) if m else variant
 
 
+#: The schemes compared at every load; the other variants (shallow buffers, go-back-N, a link
+#: failure: all at 50 % load) form a panel of their own, beside QCN at their load.
+MAIN_SCHEMES = ("qcn", "pfc", "dcqcn")
+
+
 def slowdown_figure(runs, out=None):
-    """:func:`qcnsim.plot.fct_slowdown` of the runs: a panel per load (``workloads.0.load`` of
-    each run's resolved scenario), a line colour per scheme (:func:`scheme_of`)."""
+    """:func:`qcnsim.plot.fct_slowdown` of the runs: a panel per load (``workloads.0.load`` of each
+    run's resolved scenario) with the :data:`MAIN_SCHEMES`, and a panel with the other variants
+    and QCN at their load; a line colour per scheme (:func:`scheme_of`), the same in every panel."""
     table = plot.fct_stats_table(runs, scheme=lambda v, r: scheme_of(v),
                                  load=lambda v, r: float(r.resolved["workloads"][0]["load"]))
-    return plot.fct_slowdown(table, out, panel="load", scheme="scheme", stats=("p50", "p99"))
+    if table.height == 0:
+        return None
+    main = table.filter(pl.col("scheme").is_in(MAIN_SCHEMES))
+    rest = table.filter(~pl.col("scheme").is_in(MAIN_SCHEMES))
+    loads = sorted(main["load"].unique().to_list())
+    panels = [main.filter(pl.col("load") == x).with_columns(panel=pl.lit(f"{x * 100:g} % load")) for x in loads]
+    rest_loads = sorted(rest["load"].unique().to_list())
+    for x in rest_loads:  # the other variants, with QCN at the same load for reference
+        group = pl.concat([main.filter((pl.col("load") == x) & (pl.col("scheme") == "qcn")),
+                           rest.filter(pl.col("load") == x)], how="diagonal_relaxed")
+        panels.append(group.with_columns(panel=pl.lit(f"{x * 100:g} % load: buffers, transport, link failure")))
+    t = pl.concat(panels, how="diagonal_relaxed")
+    return plot.fct_slowdown(t, out, panel="panel", scheme="scheme", stats=("p50", "p99"), panel_title=str,
+                             max_cols=2 if len(panels) == 4 else 3)
 
 
 def post(ctx):
