@@ -652,7 +652,14 @@ class SweepResults:
         """The ``fct_*`` variables of :meth:`to_xarray` (axes indexed by ``index``)."""
         fct = self.fct
         axes = self.axes
-        bins = list(dict.fromkeys(fct["size_bin"].to_list()))
+        # bins in binning order (fixed, quantile, all) and by size within a binning: a quantile bin
+        # missing at some points (few flows) still takes its place
+        rank = {"fixed": 0, "quantile": 1, "all": 2}
+        order = (fct.group_by("size_bin", maintain_order=True)
+                 .agg(pl.col("binning").first(), pl.col("size_bin_lo").min(), pl.col("size_bin_hi").min())
+                 .with_columns(pl.col("binning").replace_strict(rank, default=3).alias("_rank"))
+                 .sort(["_rank", "size_bin_lo", "size_bin_hi"], maintain_order=True))
+        bins = order["size_bin"].to_list()
         stats = list(dict.fromkeys(fct["stat"].to_list()))
         binning_of: Dict[str, str] = {}
         for b, k in zip(fct["size_bin"].to_list(), fct["binning"].to_list()):
