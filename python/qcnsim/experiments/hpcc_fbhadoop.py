@@ -13,7 +13,7 @@ table (the workload's flows are those named ``fb.*``).
 :func:`post` writes ``hpcc_bins.csv`` / ``hpcc_bins.md`` (per variant and bin: the bin's largest
 size, its flows, p50 / p95 / p99), ``unmatched.md`` (every setting of the sources qcnsim does not
 match, :data:`UNMATCHED`), draws ``hpcc_p95.png`` (p95 slowdown per bin against the bin's largest
-size, the paper's axes; one line per variant) and adds summary rows per variant:
+size; one line per variant, the scaled-down one marked so) and adds summary rows per variant:
 ``hpcc_slowdown_p95_binNN`` (NN = 01..20), ``hpcc_flows`` (the finished workload flows binned)
 and ``hpcc_unfinished`` (workload flows unfinished at the end: left out, as the script does).
 
@@ -146,7 +146,8 @@ def p95_figure(table: pl.DataFrame, out: Path) -> Optional[Path]:
     fig, ax = plt.subplots(figsize=(8, 4))
     for name in table["variant"].unique(maintain_order=True):
         t = table.filter(pl.col("variant") == name).sort("bin")
-        ax.plot(t["size_hi"].to_numpy(), t["p95"].to_numpy(), marker="o", ms=3, lw=1, label=f"DCQCN {name}")
+        label = f"DCQCN {name}" + (" (scaled down: not comparable)" if name.startswith("scaled-") else "")
+        ax.plot(t["size_hi"].to_numpy(), t["p95"].to_numpy(), marker="o", ms=3, lw=1, label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("flow size (largest of each 5 % bin, bytes)")
@@ -187,7 +188,7 @@ def post(ctx):
 
 #: Figure captions for the reproduction report.
 CAPTIONS = {
-    "hpcc_p95.png": "95th-percentile FCT slowdown of the FB_Hadoop flows per 5 % size bin (the statistic and axes "
-                    "of the HPCC paper's Figure 11), DCQCN, per variant. The paper's curves are not shown: their "
+    "hpcc_p95.png": "95th-percentile FCT slowdown of the FB_Hadoop flows per 5 % size bin (the statistic of the "
+                    "HPCC authors' analysis script for Figure 11) against the bin's largest size, DCQCN, per variant. The paper's curves are not shown: their "
                     "values could not be read as numbers.",
 }
