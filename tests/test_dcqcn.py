@@ -46,15 +46,30 @@ def test_dcqcn_fluid_quick_reproduce(tmp_path):
         assert (tmp_path / f"{v}-fluid" / "run.json").is_file(), v
         # both models share the fair rate C/N
         assert _val(summary, v, "rate_mean_ratio") == pytest.approx(1.0, abs=0.15), v
-    # the fluid model: settles with N = 2 at 85 us, oscillates through an empty queue with N = 10
+    # the fluid model: settles with N = 2 at 85 us; with N = 10 its oscillation grows (over the
+    # quick form's 50-60 ms window it spans a third of the marking range, still below the rule's
+    # half, which the full run's limit cycle exceeds: docs/models/dcqcn.md)
     assert _val(summary, "n2-85us", "stable_fluid") == 1.0
-    assert _val(summary, "n10-85us", "stable_fluid") == 0.0
     assert _val(summary, "n10-85us", "queue_swing_fluid") > 10 * _val(summary, "n2-85us",
                                                                         "queue_swing_fluid")
     assert _val(summary, "n10-85us", "feedback_delay") == pytest.approx(85e-6, rel=0.02)
-    # the published verdicts sit beside both models' own
-    assert _val(summary, "n10-85us", "stable_published") == 0.0
-    assert _val(summary, "n2-85us", "stable_published") == 1.0
+    # the verdict is the swing over the marking range (195 KB), the same rule for both models
+    for v in ("n2", "n10-85us"):
+        for model in ("packet", "fluid"):
+            rel = _val(summary, v, f"queue_swing_marking_{model}")
+            assert rel == pytest.approx(_val(summary, v, f"queue_swing_{model}") / 195_000), (v, model)
+            assert _val(summary, v, f"stable_{model}") == (1.0 if rel < 0.5 else 0.0), (v, model)
+    # the published verdicts sit beside both models' own, every variant, from the paper's text
+    pub = pl.read_csv(tmp_path / "published.csv")
+    assert pub.height == 12 and set(pub["metric"]) == {"stable_fluid", "stable_packet"}
+    assert pub["note"].fill_null("").str.contains("missing").sum() == 0
+    got = {(r["metric"], r["variant"]): r for r in pub.iter_rows(named=True)}
+    assert got[("stable_packet", "n10-85us")]["published"] == 0.0
+    assert got[("stable_fluid", "n2-85us")]["published"] == 1.0
+    assert got[("stable_fluid", "n10-85us")]["qcnsim"] == _val(summary, "n10-85us", "stable_fluid")
+    assert "NS simulations confirm lack of stability" in got[("stable_packet", "n10-85us")]["source"]
+    assert "states no verdict" in got[("stable_packet", "n2")]["source"]
+    assert "stable_published" not in set(summary["metric"])
 
 
 def test_dcqcn_incast_quick_reproduce(tmp_path):
@@ -75,3 +90,5 @@ def test_dcqcn_incast_quick_reproduce(tmp_path):
     assert _val(summary, "dcqcn", "queue_mean") < 0.2 * _val(summary, "pfc-only", "queue_mean")
     assert _val(summary, "dcqcn", "throughput") > 0.85 * 40e9
     assert _val(summary, "dcqcn", "feedback_frames") > 0
+    # no number of the DCQCN paper could be read: the reproduction says none is compared
+    assert "no published number entered" in (tmp_path / "published.md").read_text(encoding="utf-8")

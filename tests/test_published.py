@@ -8,6 +8,7 @@ import math
 import re
 import sys
 import types
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -81,7 +82,17 @@ def test_bad_entries_are_named(bad, field):
         check_published({"metric": "m"})
 
 
-def test_shipped_published_lists_are_valid_and_quote_a_seed():
+def _study_labels():
+    """The study labels of docs/sources.md#study-numbers: the seeds' numbers and the labels of the
+    published sources outside the seeds (``CoNEXT16``, ...)."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "sources.md").read_text(encoding="utf-8")
+    section = text[text.index("### Study numbers"):]
+    return set(re.findall(r"^\| (\w+) \|", section, flags=re.M)) - {"number"}
+
+
+def test_shipped_published_lists_are_valid_and_quote_a_listed_study():
+    labels = _study_labels()
+    assert {"000", "004", "CoNEXT16"} <= labels
     seen = 0
     for name in list_experiments():
         try:
@@ -93,8 +104,9 @@ def test_shipped_published_lists_are_valid_and_quote_a_seed():
             continue
         seen += 1
         for e in check_published(entries, name):
-            assert re.match(r"^\d{3}: '.+'", e["source"]), (name, e["source"])
-    assert seen >= 4  # hw-hotspot-1src, hw-4rp, og-hotspot-10src, og-stability
+            m = re.match(r"^(\w+): '.+'", e["source"])
+            assert m and m.group(1) in labels, (name, e["source"])
+    assert seen >= 5  # hw-hotspot-1src, hw-4rp, og-hotspot-10src, og-stability, dcqcn-fluid
 
 
 def test_reproduce_writes_published_and_the_report_shows_it_first(tmp_path, monkeypatch):

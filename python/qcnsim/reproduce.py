@@ -301,7 +301,8 @@ def write_published(stem: str, entries: Sequence[Dict[str, Any]], summary: pl.Da
         title += f"Headline: {headline}\n\n"
     note = ("ratio = qcnsim / published. A --quick run: where it is shorter than the full run "
             "(meta.quick_duration), its values are not comparable.\n\n" if quick else "ratio = qcnsim / published.\n\n")
-    body = to_markdown(table) if table.height else "(the study states no number to compare with)\n"
+    body = to_markdown(table) if table.height else ("(no published number entered: the study states none as text; "
+                                                   "its docs page says what it gives and what was read)\n")
     (out_dir / "published.md").write_text(title + note + body, encoding="utf-8")
     return table
 

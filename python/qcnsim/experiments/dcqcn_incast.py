@@ -13,6 +13,10 @@
 
 and draws ``incast_queue.png`` (the bottleneck queue of every variant) and
 ``incast_throughput.png`` (the bottleneck throughput).
+
+``PUBLISHED`` is empty: the DCQCN paper (Zhu et al., SIGCOMM 2015) measures incast and PFC on a
+testbed, but its text could not be read (only its abstract, which states no number); the
+experiment's page (docs/models/dcqcn.md, ``dcqcn-incast``) says what it checks instead.
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ from typing import List
 import polars as pl
 
 from .fluid_xcheck import PS, _save, _stats_from_ps, plt, queue
+
+#: No published number entered (see the module docstring): ``published.md`` says so.
+PUBLISHED: List[dict] = []
 
 
 def jain(x: List[float]) -> float:
