@@ -99,7 +99,8 @@ def _panel(ax, df: pl.DataFrame, key: str, ycol: str, keys: List[object], colors
         draw(d["t_ps"].to_numpy() / div, d[ycol].to_numpy() / yscale, color=colors.get(None),
              linewidth=1.0, label=ycol)
         return 1
-    present = [k for k in keys if df.filter(pl.col(key) == k).height]
+    here = set(df[key].drop_nulls().unique().to_list())
+    present = [k for k in keys if k in here]
     shown = present if len(present) <= MAX_LINES else present[:SHOWN]
     for k in shown:
         d = df.filter(pl.col(key) == k).sort("t_ps")
@@ -150,10 +151,13 @@ def _series_plot(
     tmax = max(float(df["t_ps"].max()) for _, _, df in rl)
     if tmax <= 0:
         return None
-    all_keys: List[object] = []
+    # first-seen order over the runs (a dict: linear in the number of keys, which is the number
+    # of flows in a large fabric)
+    seen: dict = {}
     for _, _, df in rl:
         if key in df.columns:
-            all_keys += [k for k in df[key].unique(maintain_order=True).to_list() if k not in all_keys]
+            seen.update(dict.fromkeys(df[key].unique(maintain_order=True).to_list()))
+    all_keys: List[object] = list(seen)
     if len(all_keys) == 1:
         title = f"{title} ({all_keys[0]})"
     cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
