@@ -300,7 +300,12 @@ pub struct AnalysisSpec {
 #[derive(Debug, Clone)]
 pub struct Scenario {
     pub name: String,
+    /// `meta.duration`: the run's length; with `meta.drain_until`, the end of arrivals.
     pub duration: SimTime,
+    /// `meta.drain_until` (drain mode): the run goes on past `duration` until every finite
+    /// unicast flow has finished, at the latest until this time (docs/scenario.md, "Drain
+    /// mode"); `None`: the run ends at `duration`.
+    pub drain_until: Option<SimTime>,
     pub seed: u64,
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
@@ -363,6 +368,12 @@ pub struct RoutingSpec {
 }
 
 impl Scenario {
+    /// The latest time the run may end: `meta.drain_until` in drain mode, else `meta.duration`.
+    /// What the recorders and the memory budget are sized for.
+    pub fn max_end(&self) -> SimTime {
+        self.drain_until.unwrap_or(self.duration)
+    }
+
     pub fn port_name(&self, p: PortIx) -> String {
         let l = &self.links[p / 2];
         let (from, to) = if p % 2 == 0 { (l.a, l.b) } else { (l.b, l.a) };

@@ -7,7 +7,7 @@ use crate::sim::prelude::*;
 impl Recorder {
     fn build(sc: &Scenario) -> Recorder {
         Recorder {
-            nbins: (sc.duration / sc.metrics.throughput_bin) as usize + 1,
+            nbins: (sc.max_end() / sc.metrics.throughput_bin) as usize + 1,
             bin: sc.metrics.throughput_bin,
             tput_ports: Vec::new(),
             tput_bytes: Vec::new(),
@@ -209,7 +209,12 @@ impl<'a> Core<'a> {
         Core {
             sc,
             now: 0,
-            end: sc.duration,
+            end: sc.max_end(),
+            unfinished: sc
+                .flows
+                .iter()
+                .filter(|f| f.size_bytes.is_some() && f.group.is_none())
+                .count() as u64,
             q: EventQueue::new(),
             pkts: Vec::with_capacity(4096),
             free: Vec::with_capacity(4096),
