@@ -320,8 +320,9 @@ pub struct Scenario {
     pub feedback_latency: SimTime,
     /// `cc.rl_start`: a newly allocated rate limiter's token bucket starts full (true) or empty.
     pub rl_start_full: bool,
-    /// `defaults.nic_scheduler = "round_robin"`: a NIC serves the flows it sends messages for
-    /// (`sender = "nic"`) round-robin, one frame each in turn (a queue pair each); `"fifo"`:
+    /// `defaults.nic_scheduler = "round_robin"`: a NIC that sends messages (a `sender = "nic"`
+    /// flow) serves every unicast flow it sends round-robin, its generators too, one frame each
+    /// in turn (a queue pair each); a NIC with generators only keeps one FIFO queue. `"fifo"`:
     /// in the order their frames left their rate limiters (docs/models/network.md).
     pub nic_round_robin: bool,
     /// `cc.feedback_route = "reverse"`: feedback messages travel back along the reverse of
