@@ -128,7 +128,12 @@ fn generate(
         .and_then(|d| units::parse_time(d).ok())
         .unwrap_or(units::SEC);
     let mut work_json = None;
-    let root = match workload::generate(&root, seed_over.unwrap_or(meta_seed), meta_duration)? {
+    let root = match workload::generate(
+        &root,
+        seed_over.unwrap_or(meta_seed),
+        meta_duration,
+        topo_json.as_ref(),
+    )? {
         Some((t, j)) => {
             work_json = Some(j);
             Cow::Owned(t)
