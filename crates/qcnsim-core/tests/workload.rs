@@ -354,3 +354,68 @@ fn senders_drawn_at_random_from_a_place() {
     .unwrap_err();
     assert_eq!(e.path, "workloads.0.senders", "{e}");
 }
+
+/// `--set` addresses workloads by name (`workloads.NAME.KEY`) and the flows a workload
+/// generates by the workload's name (`flows.NAME.FIELD`, the fields it sets on each).
+#[test]
+fn overrides_address_workloads_and_their_flows_by_name() {
+    let text = format!(
+        "{FABRIC}\n[[flows]]\nname = \"bg\"\nsrc = \"h1\"\ndst = \"h2\"\nrate = \"1Gbps\"\n\
+         [[workloads]]\nname = \"ws\"\nsizes = \"websearch\"\nload = 0.2\n\
+         [[workloads]]\nkind = \"incast\"\nsenders = 3\ndst = \"h0\"\nsize = \"10KB\"\n"
+    );
+    let with = |sets: &[&str]| {
+        let v: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        scenario::load(&text, &v).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let of = |sc: &Scenario, prefix: &str| -> Vec<usize> {
+        (0..sc.flows.len())
+            .filter(|&i| sc.flows[i].name.starts_with(prefix))
+            .collect()
+    };
+    // by name = by index, for a named workload and for the default name of an unnamed one
+    let by_name = with(&["workloads.ws.load=0.4", "workloads.w1.size=20KB"]);
+    let by_ix = with(&["workloads.0.load=0.4", "workloads.1.size=20KB"]);
+    let plain = with(&[]);
+    assert_eq!(by_name.flows.len(), by_ix.flows.len());
+    assert!(by_name.flows.len() > plain.flows.len());
+    assert!(of(&by_name, "w1.")
+        .iter()
+        .all(|&i| by_name.flows[i].size_bytes == Some(20_000)));
+    assert_eq!(by_name.resolved["workloads"], by_ix.resolved["workloads"]);
+    // the generated flows by their workload's name: only that workload's flows change
+    let sc = with(&["flows.ws.sender=generator", "flows.ws.transport=gbn"]);
+    let ws = of(&sc, "ws.");
+    assert!(!ws.is_empty());
+    assert!(ws
+        .iter()
+        .all(|&i| !sc.flows[i].holds && sc.flows[i].transport != plain.flows[i].transport));
+    assert!(of(&sc, "w1.").iter().all(|&i| sc.flows[i].holds));
+    // a written flow by its name
+    let sc = with(&["flows.bg.rate=2Gbps"]);
+    assert_eq!(sc.flows[0].rate_bps, 2e9);
+    // unknown names and fields the workload draws itself are refused, naming the field
+    #[rustfmt::skip]
+    let cases: &[(&str, &str, &str)] = &[
+        ("workloads.nosuch.load=0.1", "workloads.nosuch", "ws, w1"),
+        ("flows.nosuch.rate=1Gbps", "flows.nosuch", "or of a workload"),
+        ("flows.ws.size=1KB", "flows.ws.size", "rate, frame, priority, transport, sender"),
+        ("flows.ws.0.rate=1Gbps", "flows.ws.0.rate", "workloads.ws"),
+        ("flows.ws.sender=fast", "workloads.0.sender", "fast"),
+    ];
+    for (set, path, shows) in cases {
+        let e = scenario::load(&text, &[set.to_string()])
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {set}"));
+        assert_eq!(e.path, *path, "{set}: {e}");
+        assert!(e.to_string().contains(shows), "{set}: {e}");
+    }
+    // without written flows, an unknown name says which workloads there are
+    let e = scenario::load(
+        &format!("{FABRIC}\n[[workloads]]\nname = \"ws\"\nsizes = \"websearch\"\n"),
+        &["flows.wz.rate=1Gbps".to_string()],
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "flows.wz", "{e}");
+    assert!(e.to_string().contains("workloads: ws"), "{e}");
+}
