@@ -117,6 +117,21 @@ fn the_cap_is_reached_and_reported_when_flows_cannot_finish() {
 }
 
 #[test]
+fn drain_without_finite_flows_ends_at_duration() {
+    // open-ended sources only: nothing to wait for, the run ends at duration (and the sources
+    // stop there even when their stop is later)
+    let text = "[meta]\nduration = \"1ms\"\ndrain_until = \"10ms\"\n[[hosts]]\nname = \"a\"\n\
+                [[hosts]]\nname = \"b\"\n[[links]]\nbetween = [\"a\", \"b\"]\n\
+                [[flows]]\nsrc = \"a\"\ndst = \"b\"\nrate = \"1Gbps\"\nstop = \"5ms\"\n";
+    let out = common::run(text, &[], None);
+    assert_eq!(out.sim_time_ps, 1_000_000_000);
+    assert_eq!(summary(&out, "run_end"), 1e-3);
+    assert_eq!(summary(&out, "drain_cap_reached"), 0.0);
+    let sc = scenario::load(text, &[]).unwrap();
+    assert_eq!(sc.flows[0].stop, 1_000_000_000);
+}
+
+#[test]
 fn drain_off_is_the_plain_run() {
     // "off" is the default: identical tables
     let a = common::run(FABRIC, &[], None);

@@ -226,15 +226,21 @@ impl<'a> Core<'a> {
             });
         }
 
+        let finite = sc
+            .flows
+            .iter()
+            .filter(|f| f.size_bytes.is_some() && f.group.is_none())
+            .count() as u64;
         Core {
             sc,
             now: 0,
-            end: sc.max_end(),
-            unfinished: sc
-                .flows
-                .iter()
-                .filter(|f| f.size_bytes.is_some() && f.group.is_none())
-                .count() as u64,
+            // drain mode without a finite unicast flow to wait for ends at `duration`
+            end: if finite > 0 {
+                sc.max_end()
+            } else {
+                sc.duration
+            },
+            unfinished: finite,
             q: EventQueue::new(),
             pkts: Vec::with_capacity(4096),
             free: Vec::with_capacity(4096),
