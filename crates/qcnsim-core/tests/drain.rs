@@ -170,8 +170,6 @@ fn bad_drain_values() {
         panic!("{e}");
     }
     sets.push("meta.drain_until=100s".to_string());
-    let e = scenario::load(FABRIC, &sets)
-        .err()
-        .expect("refused: 100 s of bins");
+    let e = scenario::load(FABRIC, &sets).expect_err("refused: 100 s of bins");
     assert_eq!(e.path, "metrics.memory_budget", "{e}");
 }
