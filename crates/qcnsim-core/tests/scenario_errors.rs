@@ -78,7 +78,7 @@ fn cases() -> Vec<Case> {
         Case { what: "a wildcard on a table", edit: Set(&["cc.*.cp=1"]), path: "cc.*", shows: "every element of an array" },
         Case { what: "a wildcard override with a bad value", edit: Set(&["flows.*.rate=-1Gbps"]), path: "flows.0.rate", shows: "-1Gbps" },
         Case { what: "a wildcard over a missing key of the elements", edit: Set(&["links.*.dealy=1us"]), path: "links.0.dealy", shows: "did you mean `links.0.delay`?" },
-        Case { what: "an index that is neither a number nor *", edit: Set(&["flows.first.rate=1Gbps"]), path: "flows.first", shows: "or * for every element" },
+        Case { what: "an index that is neither a number, nor * nor a name", edit: Set(&["flows.first.rate=1Gbps"]), path: "flows.first", shows: "* for every element, or an element's name (f0)" },
         Case { what: "rate with a size unit", edit: Set(&["flows.0.rate=10GB"]), path: "flows.0.rate", shows: "10GB" },
         Case { what: "time without a unit", edit: Set(&["meta.duration=\"10\""]), path: "meta.duration", shows: "\"10\"" },
         Case { what: "zero link rate", edit: Replace("between = [\"a\", \"sw\"]", "between = [\"a\", \"sw\"]\nrate = \"0Gbps\""), path: "links.0.rate", shows: "0Gbps" },

@@ -203,3 +203,88 @@ fn a_nic_serves_its_queue_pairs_round_robin() {
         assert!(bools(table(o, "fct"), "finished").iter().all(|&d| d));
     }
 }
+
+/// Hosts `a` and `c` to `b` through switch `s` (10 Gb/s, 1 us links): at `a` a generator (an
+/// open-loop CBR source at line rate, no size) beside two `"nic"` messages of 10 MB; at `c`
+/// (with `c_gen`) another line-rate generator to `b`.
+fn generator_beside_nics(extra: &str, c_gen: bool) -> String {
+    let mut t = format!(
+        "[meta]\nduration = \"3ms\"\n[defaults]\nlink_delay = \"1us\"\n\
+         [[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n[[hosts]]\nname = \"c\"\n\
+         [[switches]]\nname = \"s\"\n\
+         [[links]]\nbetween = [\"a\", \"s\"]\nrate = \"10Gbps\"\n\
+         [[links]]\nbetween = [\"c\", \"s\"]\nrate = \"10Gbps\"\n\
+         [[links]]\nbetween = [\"s\", \"b\"]\nrate = \"10Gbps\"\n\
+         [[flows]]\nname = \"gen\"\nsrc = \"a\"\ndst = \"b\"\nrate = \"10Gbps\"\n\
+         [[flows]]\nname = \"nic1\"\nsrc = \"a\"\ndst = \"b\"\nrate = \"10Gbps\"\nsize = \"10MB\"\nsender = \"nic\"\n\
+         [[flows]]\nname = \"nic2\"\nsrc = \"a\"\ndst = \"b\"\nrate = \"10Gbps\"\nsize = \"10MB\"\nsender = \"nic\"\n{extra}"
+    );
+    if c_gen {
+        t += "[[flows]]\nname = \"other\"\nsrc = \"c\"\ndst = \"b\"\nrate = \"10Gbps\"\n";
+    }
+    t
+}
+
+/// Bytes received per flow of `a` (gen, nic1, nic2).
+fn shares(out: &qcnsim_core::api::RunOutput) -> [f64; 3] {
+    let fl = table(out, "flows");
+    let names = strs(fl, "flow");
+    let rx = i64s(fl, "rx_bytes");
+    ["gen", "nic1", "nic2"].map(|n| rx[row_of(names, n)] as f64)
+}
+
+#[test]
+fn a_generator_joins_the_round_robin_of_a_nic_that_sends_messages() {
+    let text = generator_beside_nics("", false);
+    let rr = run(&text, &[], None);
+    let s = shares(&rr);
+    // 3 ms of a 10 Gb/s NIC shared by three queue pairs: about 1.25 MB each (minus the path)
+    for x in s {
+        assert!((x / 1.25e6 - 1.0).abs() < 0.02, "{s:?}");
+    }
+    // the generator's excess waits in its own send queue and overflows there: the NIC's
+    // buffer never drops (a queue pair has one frame in the NIC's queue at a time)
+    let fl = table(&rr, "flows");
+    let k = row_of(strs(fl, "flow"), "gen");
+    assert!(i64s(fl, "rl_dropped_frames")[k] > 0);
+    assert_eq!(sum(&rr, "nic_dropped_frames"), 0);
+    let p = table(&rr, "ports");
+    assert!(i64s(p, "max_qlen_bytes")[row_of(strs(p, "port"), "a->s")] <= 3 * 1500);
+    // FIFO: no shares (the messages, which wait at a full NIC queue where the generator's
+    // frames are dropped, take most of the NIC)
+    let fifo = run(&text, &["defaults.nic_scheduler=\"fifo\""], None);
+    let f = shares(&fifo);
+    assert!(f[1] > 2.0 * f[0], "{f:?}");
+    // a NIC with generators only keeps one FIFO queue: the same tables with either scheduler
+    let gens = text.replace("sender = \"nic\"\n", "sender = \"generator\"\n");
+    assert_eq!(
+        tables_text(&run(&gens, &[], None)),
+        tables_text(&run(&gens, &["defaults.nic_scheduler=\"fifo\""], None))
+    );
+}
+
+#[test]
+fn round_robin_flows_resume_in_turn_after_pfc_pauses() {
+    // a and c overload s->b twice over: PFC pauses a's NIC again and again; a's three queue
+    // pairs keep their turns across the pauses and share what a gets equally
+    let text = generator_beside_nics("[flow_control]\nmode = \"pfc\"\n", true);
+    let out = run(&text, &[], None);
+    let p = table(&out, "ports");
+    let paused = i64s(p, "paused_ps")[row_of(strs(p, "port"), "a->s")];
+    assert!(paused > 1_000_000_000, "a's NIC paused for {paused} ps");
+    let s = shares(&out);
+    let mean = s.iter().sum::<f64>() / 3.0;
+    // a gets about half of 10 Gb/s for 3 ms (1.9 MB), a third each
+    assert!(mean > 0.5e6 && mean < 0.75e6, "{s:?}");
+    for x in s {
+        assert!((x / mean - 1.0).abs() < 0.03, "{s:?}");
+    }
+    // lossless in the network, and the messages lose nothing at their NIC
+    assert_eq!(sum(&out, "dropped_frames"), 0);
+    let fl = table(&out, "flows");
+    for n in ["nic1", "nic2"] {
+        let k = row_of(strs(fl, "flow"), n);
+        assert_eq!(i64s(fl, "rl_dropped_frames")[k], 0);
+        assert_eq!(i64s(fl, "nic_dropped_frames")[k], 0);
+    }
+}

@@ -262,3 +262,160 @@ fn senders_by_place() {
     assert_eq!(err.path, "workloads.0.senders", "{err}");
     assert!(err.allowed.contains("switch with hosts attached"), "{err}");
 }
+
+/// A k = 4 fat-tree: 16 hosts, pods of 4 (`pod1`: h4..h7, the hosts of edge2 and edge3).
+const FAT_TREE: &str = r#"
+[meta]
+duration = "2ms"
+[topology]
+kind = "fat-tree"
+k = 4
+host_rate = "10Gbps"
+"#;
+
+#[test]
+fn senders_drawn_at_random_from_a_place() {
+    let srcs = |sc: &Scenario| -> Vec<String> {
+        let mut v: Vec<String> = sc
+            .flows
+            .iter()
+            .map(|f| sc.nodes[f.src].name.clone())
+            .collect();
+        v.sort();
+        v
+    };
+    let incast = |senders: &str| {
+        format!(
+            "{FAT_TREE}\n[[workloads]]\nkind = \"incast\"\nsenders = {senders}\ndst = \"h0\"\nsize = \"1KB\"\n"
+        )
+    };
+    // a pod by name: its four hosts
+    let sc = load(&incast("[\"pod1\"]"));
+    assert_eq!(srcs(&sc), ["h4", "h5", "h6", "h7"]);
+    // 3 of a pod's hosts, drawn from the run's seed: distinct, in the pod, the same for the
+    // same seed, and written into the resolved scenario
+    let text = incast("{ from = [\"pod1\"], count = 3 }");
+    let a = load(&text);
+    let got = srcs(&a);
+    assert_eq!(got.len(), 3);
+    assert!(got.windows(2).all(|w| w[0] != w[1]), "{got:?}");
+    assert!(
+        got.iter()
+            .all(|n| ["h4", "h5", "h6", "h7"].contains(&n.as_str())),
+        "{got:?}"
+    );
+    assert_eq!(srcs(&load(&text)), got);
+    let drawn = &a.resolved["workloads"][0]["senders"]["drawn"];
+    assert_eq!(drawn.as_array().map(|v| v.len()), Some(3), "{drawn}");
+    // other seeds draw other hosts (over 20 seeds, more than one set)
+    let sets: std::collections::HashSet<Vec<String>> = (0..20)
+        .map(|seed| {
+            srcs(&scenario::load_seeded(&text, &[], Some(seed)).unwrap_or_else(|e| panic!("{e}")))
+        })
+        .collect();
+    assert!(sets.len() > 1, "{sets:?}");
+    // several places, the dst left out: pods 0 and 1 without h0
+    let sc = load(&incast("{ from = [\"pod0\", \"pod1\"], count = 7 }"));
+    let got = srcs(&sc);
+    assert_eq!(got.len(), 7);
+    assert!(!got.contains(&"h0".to_string()));
+    // Poisson participants drawn from two leaves of a leaf-spine
+    let sc = load(&format!(
+        "{FABRIC}\n[[workloads]]\nsizes = \"websearch\"\nload = 0.2\nhosts = {{ from = [\"leaf0\", \"leaf1\"], count = 3 }}\n"
+    ));
+    let mut used: Vec<usize> = sc.flows.iter().flat_map(|f| [f.src, f.dst]).collect();
+    used.sort();
+    used.dedup();
+    assert_eq!(used.len(), 3, "{used:?}");
+    // bad selections, each naming its field
+    #[rustfmt::skip]
+    let cases: &[(&str, &str, &str)] = &[
+        ("{ from = [\"pod1\"], count = 5 }", "workloads.0.senders.count", "from 1 to 4"),
+        ("{ from = [\"pod0\"], count = 4 }", "workloads.0.senders.count", "from 1 to 3 (the hosts of from other than dst)"),
+        ("{ from = [\"pod0\"], count = 0 }", "workloads.0.senders.count", "from 1 to 3"),
+        ("{ from = [\"pod1\"] }", "workloads.0.senders.count", "missing"),
+        ("{ from = [\"pod1\"], k = 2 }", "workloads.0.senders.k", "unknown key"),
+        ("{ from = [\"pod4\"], count = 1 }", "workloads.0.senders.from", "pod4"),
+        ("[\"pod9\"]", "workloads.0.senders", "fat-tree's pod"),
+        ("\"pod1\"", "workloads.0.senders", "{ from = [places], count = k }"),
+    ];
+    for (senders, path, shows) in cases {
+        let e = scenario::load(&incast(senders), &[])
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {senders}"));
+        assert_eq!(e.path, *path, "{senders}: {e}");
+        assert!(e.to_string().contains(shows), "{senders}: {e}");
+    }
+    // a leaf-spine has no pods
+    let e = scenario::load(
+        &format!("{FABRIC}\n[[workloads]]\nkind = \"incast\"\nsenders = [\"pod0\"]\ndst = \"h0\"\nsize = \"1KB\"\n"),
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "workloads.0.senders", "{e}");
+}
+
+/// `--set` addresses workloads by name (`workloads.NAME.KEY`) and the flows a workload
+/// generates by the workload's name (`flows.NAME.FIELD`, the fields it sets on each).
+#[test]
+fn overrides_address_workloads_and_their_flows_by_name() {
+    let text = format!(
+        "{FABRIC}\n[[flows]]\nname = \"bg\"\nsrc = \"h1\"\ndst = \"h2\"\nrate = \"1Gbps\"\n\
+         [[workloads]]\nname = \"ws\"\nsizes = \"websearch\"\nload = 0.2\n\
+         [[workloads]]\nkind = \"incast\"\nsenders = 3\ndst = \"h0\"\nsize = \"10KB\"\n"
+    );
+    let with = |sets: &[&str]| {
+        let v: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        scenario::load(&text, &v).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let of = |sc: &Scenario, prefix: &str| -> Vec<usize> {
+        (0..sc.flows.len())
+            .filter(|&i| sc.flows[i].name.starts_with(prefix))
+            .collect()
+    };
+    // by name = by index, for a named workload and for the default name of an unnamed one
+    let by_name = with(&["workloads.ws.load=0.4", "workloads.w1.size=20KB"]);
+    let by_ix = with(&["workloads.0.load=0.4", "workloads.1.size=20KB"]);
+    let plain = with(&[]);
+    assert_eq!(by_name.flows.len(), by_ix.flows.len());
+    assert!(by_name.flows.len() > plain.flows.len());
+    assert!(of(&by_name, "w1.")
+        .iter()
+        .all(|&i| by_name.flows[i].size_bytes == Some(20_000)));
+    assert_eq!(by_name.resolved["workloads"], by_ix.resolved["workloads"]);
+    // the generated flows by their workload's name: only that workload's flows change
+    let sc = with(&["flows.ws.sender=generator", "flows.ws.transport=gbn"]);
+    let ws = of(&sc, "ws.");
+    assert!(!ws.is_empty());
+    assert!(ws
+        .iter()
+        .all(|&i| !sc.flows[i].holds && sc.flows[i].transport != plain.flows[i].transport));
+    assert!(of(&sc, "w1.").iter().all(|&i| sc.flows[i].holds));
+    // a written flow by its name
+    let sc = with(&["flows.bg.rate=2Gbps"]);
+    assert_eq!(sc.flows[0].rate_bps, 2e9);
+    // unknown names and fields the workload draws itself are refused, naming the field
+    #[rustfmt::skip]
+    let cases: &[(&str, &str, &str)] = &[
+        ("workloads.nosuch.load=0.1", "workloads.nosuch", "ws, w1"),
+        ("flows.nosuch.rate=1Gbps", "flows.nosuch", "or of a workload"),
+        ("flows.ws.size=1KB", "flows.ws.size", "rate, frame, priority, transport, sender"),
+        ("flows.ws.0.rate=1Gbps", "flows.ws.0.rate", "workloads.ws"),
+        ("flows.ws.sender=fast", "workloads.0.sender", "fast"),
+    ];
+    for (set, path, shows) in cases {
+        let e = scenario::load(&text, &[set.to_string()])
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {set}"));
+        assert_eq!(e.path, *path, "{set}: {e}");
+        assert!(e.to_string().contains(shows), "{set}: {e}");
+    }
+    // without written flows, an unknown name says which workloads there are
+    let e = scenario::load(
+        &format!("{FABRIC}\n[[workloads]]\nname = \"ws\"\nsizes = \"websearch\"\n"),
+        &["flows.wz.rate=1Gbps".to_string()],
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "flows.wz", "{e}");
+    assert!(e.to_string().contains("workloads: ws"), "{e}");
+}

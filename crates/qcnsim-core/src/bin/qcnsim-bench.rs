@@ -135,6 +135,53 @@ fn leaf_spine(leaves: usize, spines: usize, per_leaf: usize, duration: &str) -> 
     t
 }
 
+/// `n` messages of `size` on one NIC: host `a` sends them all (`sender = "nic"`, line rate,
+/// from 0) through switch `s` to `b`, 10 Gb/s links of 1 µs, no congestion control, recording
+/// off: the NIC's scheduler alone (`defaults.nic_scheduler`, round-robin unless `overrides`
+/// say otherwise). docs/performance.md, "The NIC's scheduler with 1,000 flows".
+fn one_nic(name: &str, n: usize, size: &str, duration: &str) -> String {
+    format!(
+        r#"[meta]
+name = "{name}"
+duration = "{duration}"
+seed = 1
+
+[defaults]
+link_rate = "10Gbps"
+link_delay = "1us"
+switch_latency = "0ns"
+
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[switches]]
+name = "s"
+[[links]]
+between = ["a", "s"]
+[[links]]
+between = ["s", "b"]
+
+[[flows]]
+name = "m{{i}}"
+src = "a"
+dst = "b"
+rate = "10Gbps"
+size = "{size}"
+sender = "nic"
+count = {n}
+
+[metrics]
+throughput_bin = "10ms"
+throughput_ports = []
+queue_interval = "1ms"
+queue_ports = []
+rate_interval = "1ms"
+events = []
+"#
+    )
+}
+
 /// Every benchmark (docs/performance.md). 1 and 2 are the reference benchmarks; the greedy one
 /// is htsim's QCN scenario; `-10g-cbr` is the same with CBR sources at 10 Gb/s (the form older
 /// builds, without greedy sources, can run); 100 and 1000 sources keep the total load of 2.
@@ -179,6 +226,16 @@ fn benches() -> Vec<Bench> {
             &[],
         ),
         b("leaf-spine-128-qcn", leaf_spine(8, 4, 16, "200ms"), &[]),
+        b(
+            "nic-1000-rr",
+            one_nic("nic-1000-rr", 1000, "1MB", "1s"),
+            &[],
+        ),
+        b(
+            "nic-1000-fifo",
+            one_nic("nic-1000-fifo", 1000, "1MB", "1s"),
+            &["defaults.nic_scheduler=fifo"],
+        ),
     ]
 }
 

@@ -104,7 +104,7 @@ impl PerSample {
 pub fn estimate(sc: &Scenario) -> Vec<Part> {
     let m = &sc.metrics;
     let n = PerSample::of(sc);
-    let d = sc.duration;
+    let d = sc.max_end();
     let bins = samples(d, m.throughput_bin);
     let q = samples(d, m.queue_interval);
     let r = samples(d, m.rate_interval);
@@ -219,7 +219,7 @@ pub fn frames(sc: &Scenario) -> f64 {
     sc.flows
         .iter()
         .map(|f| {
-            let on = f.stop.min(sc.duration).saturating_sub(f.start);
+            let on = f.stop.min(sc.max_end()).saturating_sub(f.start);
             let by_rate = f.rate_bps * units::secs(on) / (8.0 * f.frame_bytes as f64);
             match f.size_bytes {
                 Some(size) => by_rate.min((size as f64 / f.frame_bytes as f64).ceil()),
@@ -266,9 +266,14 @@ pub fn check_frames(sc: &Scenario, max_frames: i64) -> Result<(), ScenarioError>
         format!(
             "a run whose sources send at most that many frames: they would send about {n:.2e} \
              frames in {}{top}, {} of simulation at 10^7 frames per second of wall time; lower \
-             the rates or meta.duration, or raise meta.max_frames",
-            units::fmt_time(sc.duration),
-            fmt_wall(n / 1e7)
+             the rates or meta.duration{}, or raise meta.max_frames",
+            units::fmt_time(sc.max_end()),
+            fmt_wall(n / 1e7),
+            if sc.drain_until.is_some() {
+                " (or meta.drain_until, the latest end of this drain-mode run)"
+            } else {
+                ""
+            }
         ),
     ))
 }
@@ -280,7 +285,7 @@ pub fn apply(sc: &mut Scenario, m: &mut TableReader, max_frames: i64) -> Result<
     let max_rows = m.int_in("max_sample_rows", DEFAULT_MAX_SAMPLE_ROWS, 1, 1_000_000_000)? as u64;
     let budget = m.bytes_or("memory_budget", DEFAULT_MEMORY_BUDGET)?;
     let n = PerSample::of(sc);
-    let d = sc.duration;
+    let d = sc.max_end();
     let mt = &mut sc.metrics;
     let per_bin = n.throughput_ports.max(n.pause_bin_ports);
     let per_q = n.queue_ports.max(n.memory_switches);

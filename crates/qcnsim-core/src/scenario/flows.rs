@@ -76,7 +76,15 @@ pub(super) fn read(
             ));
         }
         let start = t.time_or("start", 0)?;
-        let stop = t.time_or("stop", duration)?;
+        // a message (a sized flow) is sent whole by default, also past `duration` in drain mode;
+        // an open-ended source stops at `duration` in drain mode (arrivals end there)
+        let sized = t.has("size");
+        let stop = t.time_or("stop", if sized { sc.max_end() } else { duration })?;
+        let stop = if !sized && sc.drain_until.is_some() {
+            stop.min(duration)
+        } else {
+            stop
+        };
         if start >= duration || stop <= start {
             return Err(t.err(
                 if start >= duration { "start" } else { "stop" },

@@ -300,7 +300,12 @@ pub struct AnalysisSpec {
 #[derive(Debug, Clone)]
 pub struct Scenario {
     pub name: String,
+    /// `meta.duration`: the run's length; with `meta.drain_until`, the end of arrivals.
     pub duration: SimTime,
+    /// `meta.drain_until` (drain mode): the run goes on past `duration` until every finite
+    /// unicast flow has finished, at the latest until this time (docs/scenario.md, "Drain
+    /// mode"); `None`: the run ends at `duration`.
+    pub drain_until: Option<SimTime>,
     pub seed: u64,
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
@@ -315,8 +320,9 @@ pub struct Scenario {
     pub feedback_latency: SimTime,
     /// `cc.rl_start`: a newly allocated rate limiter's token bucket starts full (true) or empty.
     pub rl_start_full: bool,
-    /// `defaults.nic_scheduler = "round_robin"`: a NIC serves the flows it sends messages for
-    /// (`sender = "nic"`) round-robin, one frame each in turn (a queue pair each); `"fifo"`:
+    /// `defaults.nic_scheduler = "round_robin"`: a NIC that sends messages (a `sender = "nic"`
+    /// flow) serves every unicast flow it sends round-robin, its generators too, one frame each
+    /// in turn (a queue pair each); a NIC with generators only keeps one FIFO queue. `"fifo"`:
     /// in the order their frames left their rate limiters (docs/models/network.md).
     pub nic_round_robin: bool,
     /// `cc.feedback_route = "reverse"`: feedback messages travel back along the reverse of
@@ -363,6 +369,12 @@ pub struct RoutingSpec {
 }
 
 impl Scenario {
+    /// The latest time the run may end: `meta.drain_until` in drain mode, else `meta.duration`.
+    /// What the recorders and the memory budget are sized for.
+    pub fn max_end(&self) -> SimTime {
+        self.drain_until.unwrap_or(self.duration)
+    }
+
     pub fn port_name(&self, p: PortIx) -> String {
         let l = &self.links[p / 2];
         let (from, to) = if p % 2 == 0 { (l.a, l.b) } else { (l.b, l.a) };

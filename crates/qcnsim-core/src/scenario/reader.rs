@@ -387,7 +387,88 @@ pub fn set_path(doc: &mut Value, path: &str, value: Value) -> Res<()> {
             "dotted keys such as cc.qcn.cp.q_eq",
         ));
     }
+    // `flows.<workload>.<field>`: a field of every flow a workload generates, which the
+    // workload sets on each (`workloads.<workload>.<field>`), unless a written flow has that name
+    if segs.len() >= 2
+        && segs[0] == "flows"
+        && element_ix(doc.get("flows"), "flows", segs[1]).is_none()
+    {
+        if let Some(w) = element_ix(doc.get("workloads"), "workloads", segs[1]) {
+            if segs.len() != 3 || !WORKLOAD_FLOW_FIELDS.contains(&segs[2]) {
+                return Err(ScenarioError::new(
+                    path,
+                    format!("an override of the flows workload {:?} generates", segs[1]),
+                    format!(
+                        "flows.{}.FIELD with FIELD one of {} (set on every flow the workload \
+                         generates); sizes, start times and hosts are the workload's own keys \
+                         (workloads.{}.*)",
+                        segs[1],
+                        WORKLOAD_FLOW_FIELDS.join(", "),
+                        segs[1]
+                    ),
+                ));
+            }
+            let w = w.to_string();
+            return set_segs(doc, &["workloads", &w, segs[2]], 0, &value);
+        }
+        if doc.get("flows").is_none() && segs[1] != "*" && segs[1].parse::<usize>().is_err() {
+            let names = match doc.get("workloads") {
+                Some(Value::Array(a)) => element_names(a, "workloads"),
+                _ => Vec::new(),
+            };
+            return Err(ScenarioError::new(
+                format!("flows.{}", segs[1]),
+                format!("{:?}", segs[1]),
+                format!(
+                    "the name of a flow, or of a workload for the flows it generates (workloads: {})",
+                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                ),
+            ));
+        }
+    }
     set_segs(doc, &segs, 0, &value)
+}
+
+/// The fields a workload sets on every flow it generates (`flows.<workload>.<field>`).
+const WORKLOAD_FLOW_FIELDS: [&str; 5] = ["rate", "frame", "priority", "transport", "sender"];
+
+/// The default name of an element of the arrays whose elements have one (`flows`: `f<i>`,
+/// `workloads`: `w<i>`).
+fn default_name(array: &str, i: usize) -> Option<String> {
+    match array {
+        "flows" => Some(format!("f{i}")),
+        "workloads" => Some(format!("w{i}")),
+        _ => None,
+    }
+}
+
+/// The index of the element of `array` (at key `key`) named `name`: its `name`, or without
+/// one its default name.
+fn element_ix(array: Option<&Value>, key: &str, name: &str) -> Option<usize> {
+    match array {
+        Some(Value::Array(a)) => element_ix_in(a, key, name),
+        _ => None,
+    }
+}
+
+fn element_ix_in(a: &[Value], key: &str, name: &str) -> Option<usize> {
+    a.iter().enumerate().position(|(i, e)| match e.get("name") {
+        Some(Value::String(n)) => n == name,
+        Some(_) => false,
+        None => default_name(key, i).as_deref() == Some(name),
+    })
+}
+
+/// The names of an array's elements, for an error.
+fn element_names(a: &[Value], key: &str) -> Vec<String> {
+    a.iter()
+        .enumerate()
+        .filter_map(|(i, e)| match e.get("name") {
+            Some(Value::String(n)) => Some(n.clone()),
+            Some(_) => None,
+            None => default_name(key, i),
+        })
+        .collect()
 }
 
 /// Set `segs[i..]` below `cur` (which `segs[..i]` leads to). A `*` segment on an array sets the
@@ -430,13 +511,32 @@ fn set_segs(cur: &mut Value, segs: &[&str], i: usize, value: &Value) -> Res<()> 
                 }
                 return Ok(());
             }
-            let idx: usize = seg.parse().map_err(|_| {
-                ScenarioError::new(
-                    here.clone(),
-                    format!("{seg:?}"),
-                    "an array index (0, 1, ...) or * for every element",
-                )
-            })?;
+            let key = if i > 0 { segs[i - 1] } else { "" };
+            let by_name = || element_ix_in(a, key, seg);
+            let idx: usize = match seg.parse() {
+                Ok(k) => k,
+                Err(_) => by_name().ok_or_else(|| {
+                    let names = element_names(a, key);
+                    let more = if key == "flows" {
+                        ", or of a workload (for the flows it generates: flows.NAME.FIELD)"
+                    } else {
+                        ""
+                    };
+                    ScenarioError::new(
+                        here.clone(),
+                        format!("{seg:?}"),
+                        if names.is_empty() {
+                            "an array index (0, 1, ...) or * for every element".to_string()
+                        } else {
+                            format!(
+                                "an array index (0, 1, ...), * for every element, or an element's \
+                                 name ({}){more}",
+                                names.join(", ")
+                            )
+                        },
+                    )
+                })?,
+            };
             let n = a.len();
             let slot = a.get_mut(idx).ok_or_else(|| {
                 ScenarioError::new(here.clone(), idx.to_string(), format!("an index below {n}"))

@@ -44,6 +44,7 @@ pub(super) fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scen
     let (nodes, index) = links::read_nodes(&mut r, &def, &mut resolved)?;
     let links = links::read_links(&mut r, &def, &nodes, &index, &mut resolved)?;
     let mut sc = skeleton(meta.name, meta.duration, meta.seed, nodes, links, index);
+    sc.drain_until = meta.drain_until;
     sc.nic_round_robin = def.nic_rr;
 
     schedule::read(&mut sc, &mut r, &mut resolved)?;
@@ -127,7 +128,12 @@ fn generate(
         .and_then(|d| units::parse_time(d).ok())
         .unwrap_or(units::SEC);
     let mut work_json = None;
-    let root = match workload::generate(&root, seed_over.unwrap_or(meta_seed), meta_duration)? {
+    let root = match workload::generate(
+        &root,
+        seed_over.unwrap_or(meta_seed),
+        meta_duration,
+        topo_json.as_ref(),
+    )? {
         Some((t, j)) => {
             work_json = Some(j);
             Cow::Owned(t)
@@ -143,6 +149,7 @@ struct Meta {
     duration: SimTime,
     seed: u64,
     max_frames: i64,
+    drain_until: Option<SimTime>,
 }
 
 /// `[meta]`.
@@ -166,6 +173,26 @@ fn read_meta(
             "a duration above zero (reproduce --quick runs min(quick_duration, duration))",
         ));
     }
+    // drain mode: arrivals end at `duration`, the run goes on until every finite flow has
+    // finished, at the latest until `drain_until`
+    let drain_until = match meta.raw("drain_until") {
+        Some(Value::String(s)) if s == "off" => {
+            meta.put("drain_until", Json::String("off".into()));
+            None
+        }
+        _ => meta.opt_time("drain_until")?,
+    };
+    if let Some(d) = drain_until.filter(|&d| d <= duration) {
+        return Err(meta.err(
+            "drain_until",
+            format!("{:?}", units::fmt_time(d)),
+            format!(
+                "a time after meta.duration = {} (the latest end of a run that goes on until \
+                 every finite flow has finished; leave it out for a run that ends at duration)",
+                units::fmt_time(duration)
+            ),
+        ));
+    }
     let seed = read_seed(&mut meta)?;
     let seed = seed_over.unwrap_or(seed);
     let max_frames = meta.int_in("max_frames", budget::DEFAULT_MAX_FRAMES, 1, i64::MAX)?;
@@ -176,6 +203,7 @@ fn read_meta(
         duration,
         seed,
         max_frames,
+        drain_until,
     })
 }
 
@@ -219,6 +247,7 @@ fn skeleton(
     Scenario {
         name,
         duration,
+        drain_until: None,
         seed,
         nodes,
         links,

@@ -200,6 +200,42 @@ fn hosts_by_switch(
     out
 }
 
+/// What `workloads.*.senders` takes.
+const SENDERS_ALLOWED: &str = "a number of senders drawn at random, a list of places (host \
+     names, switch names for their hosts, pods), or { from = [places], count = k } for k of \
+     their hosts drawn at random";
+
+/// The pods of a generated fat-tree (`[topology] kind = "fat-tree"`): `pod<p>` for the hosts
+/// attached to its edge switches `edge<p*k/2>` to `edge<p*k/2 + k/2 - 1>`.
+fn pods_of(
+    topology: Option<&Json>,
+    attached: &std::collections::HashMap<String, Vec<usize>>,
+) -> std::collections::HashMap<String, Vec<usize>> {
+    let mut out = std::collections::HashMap::new();
+    let Some(t) = topology else { return out };
+    if t.get("kind").and_then(|k| k.as_str()) != Some("fat-tree") {
+        return out;
+    }
+    let Some(k) = t.get("k").and_then(|k| k.as_u64()) else {
+        return out;
+    };
+    let h = k / 2;
+    for p in 0..k {
+        let mut v: Vec<usize> = (0..h)
+            .flat_map(|i| {
+                attached
+                    .get(&format!("edge{}", p * h + i))
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        out.insert(format!("pod{p}"), v);
+    }
+    out
+}
+
 struct NewFlow {
     start: SimTime,
     src: usize,
@@ -209,7 +245,12 @@ struct NewFlow {
 
 /// Expand `[[workloads]]`: the root with the generated flows appended to `flows`, and the
 /// resolved workloads. `seed` is the run's seed, `duration` the run's length.
-pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table, Json)>> {
+pub fn generate(
+    root: &Table,
+    seed: u64,
+    duration: SimTime,
+    topology: Option<&Json>,
+) -> Res<Option<(Table, Json)>> {
     let Some(v) = root.get("workloads") else {
         return Ok(None);
     };
@@ -222,20 +263,90 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
     };
     let hosts = hosts_and_rates(root);
     let attached = hosts_by_switch(root, &hosts);
-    // a list entry names a host, or a switch for the hosts attached to it (a place: a leaf, a
-    // rack, an edge switch of a pod)
+    let pods = pods_of(topology, &attached);
+    // a list entry names a host, a switch for the hosts attached to it (a place: a leaf, a
+    // rack, an edge switch of a pod), or a generated fat-tree's pod (`pod0`, ...)
     let hosts_at = |t: &TableReader, key: &str, name: &str| -> Res<Vec<usize>> {
         if let Some(i) = hosts.iter().position(|(n, _)| n == name) {
             return Ok(vec![i]);
         }
-        match attached.get(name) {
+        match attached.get(name).or_else(|| pods.get(name)) {
             Some(v) if !v.is_empty() => Ok(v.clone()),
             _ => Err(t.err(
                 key,
                 format!("{name:?}"),
-                "the name of a host, or of a switch with hosts attached (for those hosts)",
+                "the name of a host, of a switch with hosts attached (for those hosts), or of a \
+                 generated fat-tree's pod (pod0, pod1, ...)",
             )),
         }
+    };
+    // `key = { from = [places], count = k }`: k hosts drawn at random (a stream of their own)
+    // from the places' hosts (default: `pool`), `exclude` left out
+    let draw = |t: &mut TableReader,
+                key: &'static str,
+                tt: &Table,
+                pool: &[usize],
+                exclude: Option<usize>,
+                rng: &mut Rng|
+     -> Res<Vec<usize>> {
+        let mut sub = TableReader::new(t.field(key), tt);
+        let from = match sub.opt_str_list("from")? {
+            None => pool.to_vec(),
+            Some(list) => {
+                let mut v = Vec::new();
+                for n in &list {
+                    for h in hosts_at(&sub, "from", n)? {
+                        if !v.contains(&h) {
+                            v.push(h);
+                        }
+                    }
+                }
+                v
+            }
+        };
+        let from: Vec<usize> = from.into_iter().filter(|&h| Some(h) != exclude).collect();
+        let count = match sub.raw("count") {
+            Some(Value::Integer(n)) if *n >= 1 && *n as usize <= from.len() => *n as usize,
+            Some(v) => {
+                return Err(sub.err(
+                    "count",
+                    show(v),
+                    format!(
+                        "a whole number from 1 to {} (the hosts of from{})",
+                        from.len(),
+                        if exclude.is_some() {
+                            " other than dst"
+                        } else {
+                            ""
+                        }
+                    ),
+                ))
+            }
+            None => {
+                let e = sub.err(
+                    "count",
+                    "missing",
+                    "how many hosts to draw from the hosts of from",
+                );
+                // an unknown key (a misspelt count) is named first
+                return Err(sub.finish().err().unwrap_or(e));
+            }
+        };
+        sub.put("count", Json::from(count));
+        // the first `count` of a random shuffle
+        let mut p = from;
+        for i in (1..p.len()).rev() {
+            let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+            p.swap(i, j);
+        }
+        p.truncate(count);
+        let mut j = sub.finish()?;
+        j.insert(
+            "drawn".into(),
+            Json::from(p.iter().map(|&h| hosts[h].0.clone()).collect::<Vec<_>>()),
+        );
+        t.put(key, Json::Object(j));
+        Ok(p)
     };
     let host_ix = |t: &TableReader, key: &str, name: &str| -> Res<usize> {
         hosts.iter().position(|(n, _)| n == name).ok_or_else(|| {
@@ -300,15 +411,22 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
         let sender = t.choice("sender", "nic", &["nic", "generator"])?;
         let rate = t.opt_rate("rate")?;
         // participating hosts
-        let members: Vec<usize> = match t.opt_str_list("hosts")? {
-            None => (0..hosts.len()).collect(),
-            Some(list) => {
-                let mut v = Vec::new();
-                for n in &list {
-                    v.extend(hosts_at(&t, "hosts", n)?);
-                }
-                v
+        let all: Vec<usize> = (0..hosts.len()).collect();
+        let members: Vec<usize> = match t.raw("hosts") {
+            Some(Value::Table(tt)) => {
+                let mut r = Rng::stream(seed, StreamId::new(kinds::WORKLOAD, w as u32, 1));
+                draw(&mut t, "hosts", tt, &all, None, &mut r)?
             }
+            _ => match t.opt_str_list("hosts")? {
+                None => all,
+                Some(list) => {
+                    let mut v = Vec::new();
+                    for n in &list {
+                        v.extend(hosts_at(&t, "hosts", n)?);
+                    }
+                    v
+                }
+            },
         };
         let mut rng = Rng::stream(seed, StreamId::new(kinds::WORKLOAD, w as u32, 0));
         let mut flows: Vec<NewFlow> = Vec::new();
@@ -483,6 +601,10 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
                     p.truncate(*n as usize);
                     p
                 }
+                Some(Value::Table(tt)) => {
+                    let mut r = Rng::stream(seed, StreamId::new(kinds::WORKLOAD, w as u32, 2));
+                    draw(&mut t, "senders", tt, &members, Some(dst), &mut r)?
+                }
                 Some(Value::Array(_)) => {
                     let list = t.opt_str_list("senders")?.unwrap_or_default();
                     let mut v = Vec::new();
@@ -494,20 +616,8 @@ pub fn generate(root: &Table, seed: u64, duration: SimTime) -> Res<Option<(Table
                     }
                     v
                 }
-                Some(v) => {
-                    return Err(t.err(
-                        "senders",
-                        show(v),
-                        "a number of senders or a list of host names",
-                    ))
-                }
-                None => {
-                    return Err(t.err(
-                        "senders",
-                        "missing",
-                        "a number of senders or a list of host names",
-                    ))
-                }
+                Some(v) => return Err(t.err("senders", show(v), SENDERS_ALLOWED)),
+                None => return Err(t.err("senders", "missing", SENDERS_ALLOWED)),
             };
             let times: Vec<SimTime> = match (t.raw("at"), t.opt_time("period")?) {
                 (Some(_), Some(_)) => {

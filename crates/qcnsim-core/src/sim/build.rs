@@ -7,7 +7,7 @@ use crate::sim::prelude::*;
 impl Recorder {
     fn build(sc: &Scenario) -> Recorder {
         Recorder {
-            nbins: (sc.duration / sc.metrics.throughput_bin) as usize + 1,
+            nbins: (sc.max_end() / sc.metrics.throughput_bin) as usize + 1,
             bin: sc.metrics.throughput_bin,
             tput_ports: Vec::new(),
             tput_bytes: Vec::new(),
@@ -124,11 +124,31 @@ impl<'a> Core<'a> {
         rec.tput_frames = vec![0; rec.tput_ports.len() * rec.nbins];
         rec.tput_cache = vec![TputBin::default(); rec.tput_ports.len()];
 
+        // Round-robin NICs: under `nic_scheduler = "round_robin"` a NIC that sends messages
+        // (a `sender = "nic"` flow) serves every unicast flow it sends, its generators' too, as
+        // a queue pair each (docs/models/network.md, "The NIC's scheduler")
+        let mut rr_nic = vec![false; sc.nodes.len()];
+        if sc.nic_round_robin {
+            for f in sc.flows.iter().filter(|f| f.holds && f.group.is_none()) {
+                rr_nic[f.src] = true;
+            }
+        }
         let mut flows = Vec::with_capacity(sc.flows.len());
         for (i, f) in sc.flows.iter().enumerate() {
             let nic_rate = sc.links[f.path[0] / 2].rate_bps;
             let r = cc::Cm::reaction(sc, seed, i, nic_rate);
-            let (rp, rep_fb, rl_cap, rl_burst) = (r.rp, r.rep_fb, r.rl_cap, r.rl_burst);
+            let (rp, rep_fb, mut rl_cap, rl_burst) = (r.rp, r.rep_fb, r.rl_cap, r.rl_burst);
+            // a generator served as a queue pair: its frames wait for their turn in its own send
+            // queue (the rate limiter's), which holds what the NIC's buffer would have held
+            // when no rate limiter gives it a size; a frame that finds it full is dropped there
+            let rr_generator = !f.holds && f.group.is_none() && rr_nic[f.src];
+            if rr_generator && rp.is_none() {
+                rl_cap = match ports[f.path[0]].cap {
+                    Capacity::Bytes(b) => b,
+                    Capacity::Frames(n) => n.saturating_mul(f.frame_bytes as u64),
+                    Capacity::Infinite | Capacity::Shared => u64::MAX,
+                };
+            }
             let slot_ps = units::tx_time_f(f.frame_bytes as u64, nic_rate);
             let cbr_gap_ps = f.frame_bytes as f64 * 8.0 * units::SEC as f64 / f.rate_bps;
             // the rate limiter's start rate: the NIC rate, or CR of a QCN RP active from the
@@ -194,7 +214,7 @@ impl<'a> Core<'a> {
                 gated: false,
                 waits: f.traffic == Traffic::Greedy || f.holds,
                 holds: f.holds,
-                rr: f.holds && sc.nic_round_robin,
+                rr: (f.holds && sc.nic_round_robin) || rr_generator,
                 at_nic: false,
                 route: if !sc.link_events.is_empty() && f.group.is_none() {
                     ROUTE_LOOKUP
@@ -206,10 +226,21 @@ impl<'a> Core<'a> {
             });
         }
 
+        let finite = sc
+            .flows
+            .iter()
+            .filter(|f| f.size_bytes.is_some() && f.group.is_none())
+            .count() as u64;
         Core {
             sc,
             now: 0,
-            end: sc.duration,
+            // drain mode without a finite unicast flow to wait for ends at `duration`
+            end: if finite > 0 {
+                sc.max_end()
+            } else {
+                sc.duration
+            },
+            unfinished: finite,
             q: EventQueue::new(),
             pkts: Vec::with_capacity(4096),
             free: Vec::with_capacity(4096),

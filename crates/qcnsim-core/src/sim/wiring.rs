@@ -142,7 +142,9 @@ impl<'a> Sim<'a> {
         if self.core.flows[pk.flow as usize].gbn != NONE {
             self.hook_transport_rx(pk, t);
         } else {
-            Self::count_rx(&mut self.core.flows[pk.flow as usize], pk.size, pk.born, t);
+            if Self::count_rx(&mut self.core.flows[pk.flow as usize], pk.size, pk.born, t) {
+                self.core.flow_finished(t);
+            }
         }
         if pk.flags & FLAG_CE != 0 {
             self.hook_marked(pk.flow, t);

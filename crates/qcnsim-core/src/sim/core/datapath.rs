@@ -396,17 +396,19 @@ impl<'a> Sim<'a> {
     }
 
     /// A data frame of unicast flow `f`, of `size` bytes born at `born`, is received at `t` (a
-    /// finite flow completes when all its bytes have arrived).
+    /// finite flow completes when all its bytes have arrived: then `true`, once).
     #[inline(always)]
-    pub(in crate::sim) fn count_rx(f: &mut Flow, size: u32, born: SimTime, t: SimTime) {
+    pub(in crate::sim) fn count_rx(f: &mut Flow, size: u32, born: SimTime, t: SimTime) -> bool {
         f.rx_frames += 1;
         f.rx_bytes += size as u64;
         f.delay_sum += units::u64_f64(t - born);
         if let Some(total) = f.size {
             if f.rx_bytes >= total && f.finish.is_none() {
                 f.finish = Some(t);
+                return true;
             }
         }
+        false
     }
 
     /// Per-packet spraying: one of the equal-cost ports of switch `node` towards host `dst`,
@@ -466,8 +468,8 @@ impl<'a> Sim<'a> {
                 let hop = self.core.pkts[pkt as usize].hop;
                 self.hook_member_rx(flow as usize, hop, size, t);
             }
-        } else {
-            Self::count_rx(f, size, born, t);
+        } else if Self::count_rx(f, size, born, t) {
+            self.core.flow_finished(t);
         }
         // DCQCN: a CE-marked frame that arrives within the run reaches its notification point
         if flags & FLAG_CE != 0 && t <= self.core.end {

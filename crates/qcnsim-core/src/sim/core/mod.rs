@@ -358,7 +358,11 @@ pub(in crate::sim) struct Flow {
 pub(in crate::sim) struct Core<'a> {
     pub(in crate::sim) sc: &'a Scenario,
     pub(in crate::sim) now: SimTime,
+    /// The end of the run: `meta.duration`, or in drain mode `meta.drain_until` until the last
+    /// finite unicast flow finishes (then that instant, at least `duration`).
     pub(in crate::sim) end: SimTime,
+    /// Finite unicast flows not finished yet (drain mode ends the run when none is left).
+    pub(in crate::sim) unfinished: u64,
     pub(in crate::sim) q: EventQueue<Ev>,
     pub(in crate::sim) pkts: Vec<Pkt>,
     pub(in crate::sim) free: Vec<u32>,
@@ -402,6 +406,18 @@ pub(in crate::sim) struct Core<'a> {
 }
 
 impl Core<'_> {
+    /// A finite unicast flow finished at `t` (its last byte arrives then). In drain mode the
+    /// last one ends the run at `t` (at the earliest at `meta.duration`: arrivals go on until
+    /// then). Once per flow: off the frame path.
+    #[cold]
+    #[inline(never)]
+    pub(in crate::sim) fn flow_finished(&mut self, t: SimTime) {
+        self.unfinished -= 1;
+        if self.unfinished == 0 && self.sc.drain_until.is_some() {
+            self.end = t.max(self.sc.duration).min(self.end);
+        }
+    }
+
     /// A frame into the arena (a free slot when there is one).
     #[inline]
     pub(in crate::sim) fn alloc(&mut self, p: Pkt) -> u32 {

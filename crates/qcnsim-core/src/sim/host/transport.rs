@@ -107,6 +107,7 @@ impl GbnState {
         }
         if v.complete && f.finish.is_none() {
             f.finish = Some(t);
+            core.flow_finished(t);
         }
         let code = match v.reply {
             Reply::None => return,

@@ -175,7 +175,8 @@ impl<'a> Sim<'a> {
                     fct.push(f64::NAN);
                     finish.push(f64::NAN);
                     slow.push(f64::NAN);
-                    let ran = sc.duration.saturating_sub(f.start) as f64;
+                    // (the run's actual end: in drain mode the cap)
+                    let ran = self.core.end.saturating_sub(f.start) as f64;
                     stat_slow.push(if bound && id > 0 {
                         ran / id as f64
                     } else {

@@ -53,6 +53,9 @@ impl<'a> Sim<'a> {
     pub fn into_output(mut self, seed: u64, wall_s: f64) -> RunOutput {
         let sc = self.core.sc;
         let events = self.events();
+        // the run's actual end (drain mode: when the last finite flow finished, or the cap)
+        let end = self.core.end;
+        self.fc.set_end(end);
         let port_name: Vec<String> = (0..sc.n_ports()).map(|p| sc.port_name(p)).collect();
         let flow_name: Vec<&str> = sc.flows.iter().map(|f| f.name.as_str()).collect();
         let node_name = |n: u32| sc.nodes[n as usize].name.clone();
@@ -70,12 +73,13 @@ impl<'a> Sim<'a> {
         // each subsystem's columns of the shared flows and ports tables
         let cm_flow_cols = self.cm.flow_columns(&self.core);
         let (cm_port_cols, cm_port_cols_transient) = self.cm.port_columns(&self.core);
-        let fc_port_cols = self.fc.port_columns(self.core.ports.len(), sc.duration);
+        let fc_port_cols = self.fc.port_columns(self.core.ports.len(), end);
         let fct = self.fct_table();
         let link_out = self.links.as_ref().map(|l| l.outputs(sc));
         // what a reader of the results must not miss: flows that cannot complete, frames stuck
         let mut warnings = self.gbn.loss_warnings(&self.core);
         warnings.extend(self.fc.stuck_warnings(&self.core));
+        let drain_rows = self.drain_rows();
         let mut rec = self.core.rec;
         let mut tables = Vec::new();
 
@@ -89,7 +93,7 @@ impl<'a> Sim<'a> {
                 Vec::with_capacity(n),
                 Vec::with_capacity(n),
             );
-            let nbins_in_run = (sc.duration.div_ceil(rec.bin)) as usize;
+            let nbins_in_run = (end.div_ceil(rec.bin)) as usize;
             for (slot, &p) in rec.tput_ports.iter().enumerate() {
                 for b in 0..nbins_in_run.min(rec.nbins) {
                     let k = slot * rec.nbins + b;
@@ -211,7 +215,7 @@ impl<'a> Sim<'a> {
         {
             let fl = &self.core.flows;
             let spec = &sc.flows;
-            let dur = units::secs(sc.duration);
+            let dur = units::secs(end);
             tables.push(
                 Table::new("flows")
                     .col(
@@ -357,7 +361,7 @@ impl<'a> Sim<'a> {
         // ports
         {
             let ps = &self.core.ports;
-            let dur = sc.duration as f64;
+            let dur = end as f64;
             tables.push(
                 Table::new("ports")
                     .col("port", ColumnData::Str(port_name.clone()))
@@ -408,6 +412,7 @@ impl<'a> Sim<'a> {
         crate::summary::append_rows(&mut summary, self.buf.summary_rows(sc));
         crate::summary::append_rows(&mut summary, self.fc.guard.rows(sc));
         crate::summary::append_rows(&mut summary, warnings);
+        crate::summary::append_rows(&mut summary, drain_rows);
         if let Some(members) = mc_members {
             let rows = self.mcast.summary_rows(sc, &self.core.flows, &tables);
             crate::summary::append_rows(&mut summary, rows);
@@ -419,9 +424,50 @@ impl<'a> Sim<'a> {
             resolved_json: serde_json::to_string_pretty(&sc.resolved).unwrap_or_default(),
             seed,
             events,
-            sim_time_ps: sc.duration,
+            sim_time_ps: end,
             wall_s,
             frames_forwarded: self.core.frames_forwarded,
         }
+    }
+
+    /// Drain mode's summary rows: the cap, the run's actual end and whether the cap ended it
+    /// (`meta.drain_until`; none without drain mode).
+    fn drain_rows(&self) -> crate::sim::record::fct::Rows {
+        let sc = self.core.sc;
+        let Some(cap) = sc.drain_until else {
+            return Vec::new();
+        };
+        let end = self.core.end;
+        let left = self.core.unfinished;
+        let detail = format!(
+            "drain mode: arrivals until meta.duration = {}, then on until every finite flow \
+             finished, at the latest meta.drain_until = {}",
+            units::fmt_time(sc.duration),
+            units::fmt_time(cap)
+        );
+        vec![
+            (
+                "drain_until".into(),
+                units::secs(cap),
+                "s".into(),
+                detail.clone(),
+            ),
+            (
+                "run_end".into(),
+                units::secs(end),
+                "s".into(),
+                detail.clone(),
+            ),
+            (
+                "drain_cap_reached".into(),
+                (left > 0) as u8 as f64,
+                "bool".into(),
+                if left > 0 {
+                    format!("{detail}: {left} finite flows unfinished at the cap")
+                } else {
+                    format!("{detail}: every finite flow finished")
+                },
+            ),
+        ]
     }
 }

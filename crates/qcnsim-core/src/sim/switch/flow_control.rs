@@ -125,6 +125,8 @@ pub(in crate::sim) struct Fc {
     // per-bin counts for the ports in metrics.throughput_ports (table pause_bins)
     bin: SimTime,
     nbins: usize,
+    /// Bins within the run's actual end (`nbins` sizes the arrays for the latest end).
+    bins_shown: usize,
     end: SimTime,
     bin_ports: Vec<u32>,
     /// Per port: its row block in the bin arrays, or NONE.
@@ -211,8 +213,9 @@ impl Fc {
         }
         fc.meters = meters;
         fc.bin = sc.metrics.throughput_bin;
-        fc.nbins = sc.duration.div_ceil(fc.bin) as usize;
-        fc.end = sc.duration;
+        fc.nbins = sc.max_end().div_ceil(fc.bin) as usize;
+        fc.end = sc.max_end();
+        fc.bins_shown = fc.nbins;
         fc.bin_slot = vec![NONE; np];
         for p in 0..np {
             if sc.metrics.throughput_ports[p] {
@@ -223,6 +226,15 @@ impl Fc {
         fc.bin_rx = vec![0; fc.bin_ports.len() * fc.nbins];
         fc.bin_paused = vec![0; fc.bin_ports.len() * fc.nbins];
         fc
+    }
+
+    /// The run's actual end (drain mode may end it before `meta.drain_until`, which the bins
+    /// were sized for): pauses still in effect are closed there, bins after it are not shown.
+    pub(in crate::sim) fn set_end(&mut self, end: SimTime) {
+        self.end = end;
+        if self.bin > 0 {
+            self.bins_shown = self.nbins.min(end.div_ceil(self.bin) as usize);
+        }
     }
 
     /// Count a flow-control frame acted upon at port `p` at `t`.
@@ -791,7 +803,7 @@ impl Fc {
         }
         let (mut bp, mut bt, mut brx, mut bps) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (slot, &p) in fc.bin_ports.iter().enumerate() {
-            for b in 0..fc.nbins {
+            for b in 0..fc.bins_shown {
                 bp.push(port_name[p as usize].clone());
                 bt.push((b as SimTime * fc.bin) as i64);
                 brx.push(fc.bin_rx[slot * fc.nbins + b] as i64);
