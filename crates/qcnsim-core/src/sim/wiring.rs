@@ -45,6 +45,17 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Data frame `pkt` of `size` bytes was discarded at port `pi`, which runs a congestion
+    /// point, because its queue (`qlen` bytes) was full. A CP that samples arrivals
+    /// (`cc.qcn.cp.samples = "arrivals"`) counts it; its feedback, if any, is queued. Off the
+    /// common path.
+    #[inline(always)]
+    pub(super) fn hook_cp_discard(&mut self, pi: usize, pkt: u32, qlen: u64, size: u32) {
+        if let Some(c) = self.cm.cp_discard(&mut self.core, pi, pkt, qlen, size) {
+            self.enqueue_ctrl(c.port, c.pkt);
+        }
+    }
+
     /// Data frame `pkt` was queued at port `pi`, after its congestion point: flow control.
     #[inline(always)]
     pub(super) fn hook_enqueued(&mut self, pi: usize, pkt: u32) {

@@ -318,6 +318,27 @@ impl Cm {
         }
     }
 
+    /// A data frame was discarded at the full queue of port `pi`, a CP (`qlen`: the queue it
+    /// did not enter): only a QCN CP that samples arrivals sees it (sim/cc/qcn.rs).
+    #[inline(never)]
+    pub(in crate::sim) fn cp_discard(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        pkt: u32,
+        qlen: u64,
+        size: u32,
+    ) -> Option<Ctrl> {
+        if !core.sc.qcn.cp.sample_discarded {
+            return None;
+        }
+        let cpi = core.ports[pi].cp as usize;
+        match &self.cps[cpi] {
+            CpState::Qcn(_) => self.qcn_cp_discard(core, pi, cpi, pkt, qlen, size),
+            _ => None,
+        }
+    }
+
     /// Send a feedback message of `kind` with `payload` from the CP at `cp_port` to the source
     /// of `flow`, through the control queues. The one send path of every congestion-management
     /// message: QCN CNMs, BCN messages, SONAR echoes and push-back Fb99 (sim/cc/transient.rs),
@@ -480,8 +501,9 @@ impl Needs for Cm {
     fn name(&self) -> &'static str {
         "cm"
     }
-    /// A congestion point samples at enqueue, a BA sensor follows the queue length, DCQCN
-    /// marking at dequeue reads the queue left behind.
+    /// A congestion point samples at enqueue (and, sampling arrivals, at a discard: a port the
+    /// direct send skips never discards, so watching the queue covers its drops too), a BA
+    /// sensor follows the queue length, DCQCN marking at dequeue reads the queue left behind.
     fn watches_queue(&self, core: &Core, pi: usize) -> bool {
         let p = &core.ports[pi];
         p.cp != NONE || p.ba != NONE || p.ecn != NONE

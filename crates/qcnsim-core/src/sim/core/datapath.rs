@@ -119,6 +119,11 @@ impl<'a> Sim<'a> {
                     value: size as i64,
                 });
             }
+            let port = &self.core.ports[pi];
+            if port.cp != NONE {
+                let qb = port.q_bytes;
+                self.hook_cp_discard(pi, pkt, qb, size);
+            }
             self.core.release(pkt);
             return;
         }
