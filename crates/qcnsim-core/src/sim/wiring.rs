@@ -45,12 +45,16 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Data frame `pkt` of `size` bytes was discarded at port `pi`, which runs a congestion
-    /// point, because its queue (`qlen` bytes) was full. A CP that samples arrivals
-    /// (`cc.qcn.cp.samples = "arrivals"`) counts it; its feedback, if any, is queued. Off the
-    /// common path.
+    /// Data frame `pkt` of `size` bytes was discarded at port `pi` because it did not fit. When
+    /// the port runs a QCN CP that samples arrivals (`cc.qcn.cp.samples = "arrivals"`), the CP
+    /// counts it, with the queue it did not enter; its feedback, if any, is queued. Otherwise
+    /// one test of a flag (a drop-heavy run makes this call for nearly every frame).
     #[inline(always)]
-    pub(super) fn hook_cp_discard(&mut self, pi: usize, pkt: u32, qlen: u64, size: u32) {
+    pub(super) fn hook_cp_discard(&mut self, pi: usize, pkt: u32, size: u32) {
+        if !self.cm.cp_sees_discards || self.core.ports[pi].cp == NONE {
+            return;
+        }
+        let qlen = self.core.ports[pi].q_bytes;
         if let Some(c) = self.cm.cp_discard(&mut self.core, pi, pkt, qlen, size) {
             self.enqueue_ctrl(c.port, c.pkt);
         }

@@ -58,6 +58,9 @@ pub(in crate::sim) struct Cm {
     /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
     pub(in crate::sim) dc: DcqcnState,
     pub(in crate::sim) tr: Transient,
+    /// QCN CPs that sample arrivals (`cc.qcn.cp.samples = "arrivals"`): the wiring hands them
+    /// the frames discarded at their full queues; otherwise nothing is called at a discard.
+    pub(in crate::sim) cp_sees_discards: bool,
     /// Per port: CNMs its CP sent; BCN messages (negative, positive, BCN(0,0)).
     cnm_sent: Vec<u64>,
     bcn_sent: Vec<[u64; 3]>,
@@ -227,6 +230,7 @@ impl Cm {
             cps,
             dc: DcqcnState::new(sc),
             tr: Transient::new(sc),
+            cp_sees_discards: qcn && sc.qcn.cp.sample_discarded,
             cnm_sent: vec![0; sc.n_ports()],
             bcn_sent: vec![[0; 3]; sc.n_ports()],
             cnm_rx: vec![0; sc.flows.len()],
@@ -319,7 +323,8 @@ impl Cm {
     }
 
     /// A data frame was discarded at the full queue of port `pi`, a CP (`qlen`: the queue it
-    /// did not enter): only a QCN CP that samples arrivals sees it (sim/cc/qcn.rs).
+    /// did not enter): only a QCN CP that samples arrivals sees it (sim/cc/qcn.rs; the wiring
+    /// calls this only when `cp_sees_discards`).
     #[inline(never)]
     pub(in crate::sim) fn cp_discard(
         &mut self,
@@ -329,9 +334,6 @@ impl Cm {
         qlen: u64,
         size: u32,
     ) -> Option<Ctrl> {
-        if !core.sc.qcn.cp.sample_discarded {
-            return None;
-        }
         let cpi = core.ports[pi].cp as usize;
         match &self.cps[cpi] {
             CpState::Qcn(_) => self.qcn_cp_discard(core, pi, cpi, pkt, qlen, size),

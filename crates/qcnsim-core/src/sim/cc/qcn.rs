@@ -58,8 +58,8 @@ impl Cm {
     }
 
     /// A sample `s` of the CP of port `pi` taken at frame `pkt` (queue `qlen`): the CNM, or
-    /// with push-back the Fb99, it asks for.
-    #[inline]
+    /// with push-back the Fb99, it asks for. Out of line: most frames are not sampled.
+    #[inline(never)]
     fn qcn_cp_sampled(
         &mut self,
         core: &mut Core,
