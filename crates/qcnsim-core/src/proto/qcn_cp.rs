@@ -869,6 +869,8 @@ mod tests {
     }
 
     #[test]
+    // a rule table of wide (state before, input, state after) tuples, by design
+    #[allow(clippy::type_complexity)]
     fn discarded_frames_are_sampled_only_under_the_arrivals_reading() {
         let enq = exact();
         let arr = CpParams {
