@@ -370,16 +370,14 @@ def reproduce(
     variant on a terminal only, then :func:`short_report` through ``echo`` — what ran, where the
     results are, the published values beside qcnsim's — and the detail stays in the files."""
     lines: List[str] = []
-    shown = log
 
-    def log(msg: str) -> None:  # noqa: F811 - every line is kept for reproduce.log
+    def keep(msg: str) -> None:  # every line goes to reproduce.log; shown as it comes if verbose
         lines.append(msg)
         if verbose:
-            shown(msg)
+            log(msg)
 
-    summary = _reproduce(name, out_dir, quick, overrides, seed, fmt, progress, log, echo, figures_out,
-                         published_out, verbose, shown, lines)
-    return summary
+    return _reproduce(name, out_dir, quick, overrides, seed, fmt, progress, keep, echo, figures_out,
+                      published_out, verbose, lines)
 
 
 def short_report(stem: str, out_dir: Path, n_run: int, n_done: int, quick: bool, headline: Optional[str],
@@ -403,6 +401,8 @@ def short_report(stem: str, out_dir: Path, n_run: int, n_done: int, quick: bool,
             out.append(f"... and {rows.height - max_rows} more rows in published.md")
     elif published is not None:
         out.append("the study states no number to compare with (published.md)")
+    else:
+        out.append("no published values are listed for this experiment")
     names = [Path(f).name for f in figs]
     figs_txt = f"; figures: {', '.join(names)}" if names else ""
     out.append(f"detail: summary.md / summary.csv (every metric of every variant), reproduce.log, "
@@ -419,7 +419,7 @@ def _progress_line(msg: str) -> None:
 
 
 def _reproduce(name, out_dir, quick, overrides, seed, fmt, progress, log, echo, figures_out, published_out,
-               verbose, shown, lines) -> pl.DataFrame:
+               verbose, lines) -> pl.DataFrame:
     found = find_scenario(name)
     stem = found.path.stem if found.path is not None else Path(name).stem
     published = experiment_published(stem)  # a broken list fails before anything runs
