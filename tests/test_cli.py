@@ -184,18 +184,28 @@ def test_reproduce_quick_and_resume(tmp_path):
     assert sorted(line.split(",")[0] + "/" + line.split(",")[1] for line in rec[1:]) == [
         "0.5G/nic", "0.5G/nic-hw", "0.5G/nic-hw-gate-bc", "0.5G/nic-hw-gate-either", "0.5G/standard",
         "1G/nic", "1G/nic-hw", "1G/nic-hw-gate-bc", "1G/nic-hw-gate-either", "1G/standard"]
-    assert "recovery " in r.stderr
+    assert "recovery " in (out / "reproduce.log").read_text()  # the hook's log: in the file
     summary = (out / "summary.csv").read_text().splitlines()
     assert summary[0].startswith("variant,metric,value,unit")
     assert any("recovery_time" in line for line in summary)
     assert any(",recovery_time_10ms," in line for line in summary)
     assert (out / "published.md").is_file()
-    assert "| variant |" in r.stdout
+    # the short report: what ran, where, the published values beside qcnsim's; not the summary
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) <= 25, r.stdout
+    assert lines[0].startswith("hw-hotspot-1src (--quick): 10 variants (10 run now); results in ")
+    assert "| metric | variant | unit | published | qcnsim | ratio |" in r.stdout
+    assert "| variant | metric |" not in r.stdout and "running" not in r.stderr
     mtime = (out / "hotspot-1G" / "run.json").stat().st_mtime_ns
-    r2 = run_cli(*args, cwd=tmp_path)
+    r2 = run_cli(*args, "--verbose", cwd=tmp_path)
     assert r2.returncode == 0, r2.stderr
     assert "skipping" in r2.stderr
+    assert "| variant | metric |" in r2.stdout  # --verbose: the whole summary
+    assert "recovery " in r2.stderr
     assert (out / "hotspot-1G" / "run.json").stat().st_mtime_ns == mtime
+    r3 = run_cli(*args, cwd=tmp_path)
+    assert r3.returncode == 0, r3.stderr
+    assert "10 variants (0 run now, 10 from an earlier run)" in r3.stdout
 
 
 def test_bench_not_built(tmp_path):

@@ -118,3 +118,51 @@ def test_reproduce_multicast_user_set_wins_in_every_seed_run(tmp_path):
     qeq = {r["resolved"]["cc"]["qcn"]["cp"]["q_eq"] for r in runs}
     schemes = {r["resolved"]["cc"]["qcn"]["multicast_feedback"] for r in seed_runs}
     assert len(qeq) == 1 and schemes == {"standard", "representative"}, (qeq, schemes)
+
+
+# Two variants x three seeds of multicast-star (80 ms runs), their per-seed table and aggregates
+# written by the experiment's own functions (qcnsim.experiments._multicast), in a fresh process.
+_AGGREGATES = r"""
+import sys
+from pathlib import Path
+import qcnsim
+from qcnsim.experiments import _multicast as m
+sc = qcnsim.Scenario.load(sys.argv[1])
+runs = []
+for v in ("standard-qeq25", "representative-qeq25"):
+    s = sc.variant(v).with_overrides(["meta.duration=80ms", "analysis.stats_from=30ms"])
+    for seed in (1, 2, 3):
+        runs.append((v, seed, qcnsim.run(s, seed=seed, progress=False)))
+df = m.long_metrics(runs)
+out = Path(sys.argv[2])
+df.write_csv(out / "metrics_per_seed.csv")
+m.aggregate(df).write_csv(out / "metrics.csv")
+"""
+
+
+def test_multicast_aggregates_are_bit_identical_across_processes(tmp_path):
+    """The seed aggregates and the per-seed table of the multicast experiments do not depend on
+    the process (polars seeds its hashes anew in each): two processes write the same bytes, and
+    each table is sorted by its stated key."""
+    import subprocess
+    import sys
+
+    outs = []
+    for k, hashseed in enumerate(("1", "2")):
+        d = tmp_path / f"p{k}"
+        d.mkdir()
+        env = {**__import__("os").environ, "PYTHONHASHSEED": hashseed}
+        subprocess.run([sys.executable, "-c", _AGGREGATES, str(scenario_path("multicast-star")), str(d)],
+                       check=True, env=env)
+        outs.append(d)
+    for name in ("metrics_per_seed.csv", "metrics.csv"):
+        a, b = ((d / name).read_bytes() for d in outs)
+        assert a == b, f"{name} differs between two processes"
+    from qcnsim.experiments import _multicast as m
+
+    per = pl.read_csv(outs[0] / "metrics_per_seed.csv")
+    assert per.equals(per.sort(*m.PER_SEED_ORDER, maintain_order=True))
+    assert per.filter(pl.col("entity") == "mean over RPs").height == 6  # one per run
+    agg = pl.read_csv(outs[0] / "metrics.csv")
+    assert agg.equals(agg.sort(*m.AGG_ORDER, maintain_order=True))
+    assert (agg["seeds"] == 3).all()

@@ -13,12 +13,15 @@ def test_og_hotspot_quick_reproduce(tmp_path):
     summary = reproduce("og-hotspot-10src", tmp_path, quick=True, overrides=SHORT_OG,
                         log=lambda s: None, echo=lambda s: None)
     variants = summary["variant"].unique().to_list()
-    assert len(variants) == 7
-    for f in ("recovery_throughput.png", "recovery_time.png", "downward.png",
+    assert len(variants) == 11
+    for f in ("recovery_throughput.png", "recovery_time.png", "downward.png", "trr_trace.png",
               "queue_transients.png", "sonar_events.png", "comparison.csv"):
         assert (tmp_path / f).is_file(), f
     comp = pl.read_csv(tmp_path / "comparison.csv")
-    assert comp.height == 7
+    assert comp.height == 11
+    # target-rate reduction on and off under both CP readings (the standard's and arrivals)
+    assert {"rtt500-qcn", "rtt500-trr-off", "rtt500-arrivals", "rtt500-arrivals-trr-off",
+            "rtt40-arrivals", "rtt40-arrivals-trr-off"} <= set(comp["variant"].to_list())
     sonar = comp.filter(pl.col("variant") == "rtt500-sonar")
     assert sonar["sonar_short_fuse"][0] >= sonar["sonar_false_alarms"][0] >= 0
     for v in ("rtt40-pushback-5ms", "rtt40-pushback-5ms-2ctr"):  # one and two cycle counters
@@ -26,7 +29,7 @@ def test_og_hotspot_quick_reproduce(tmp_path):
     # schemes without SONAR / push-back report no such rows
     assert comp.filter(pl.col("variant") == "rtt500-qcn")["fb99_sent"].null_count() == 1
     dt = summary.filter(pl.col("metric") == "downward_transient_time")
-    assert dt.height == 7
+    assert dt.height == 11
 
 
 def test_og_stability_quick_reproduce(tmp_path):

@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     _set_arg(p)
     p.add_argument("--seed", type=_seed, help="master seed (overrides meta.seed)")
     p.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="table format")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="print the log as it runs and the whole summary (default: a short report; the "
+                        "detail is in OUT/summary.md, OUT/published.md and OUT/reproduce.log)")
 
     p = sub.add_parser("sweep", help="run a scenario over parameter axes and replications (see docs/sweeps.md)")
     p.add_argument("scenario", metavar="SCENARIO", help="scenario TOML file or experiment name")
@@ -321,7 +324,8 @@ def cmd_reproduce(a) -> int:
         raise CliError("reproduce: give an experiment NAME, --all or --list")
     out = Path(a.out) if a.out else Path("results") / Path(a.name).stem
     try:
-        reproduce(a.name, out, quick=a.quick, overrides=a.overrides, seed=a.seed, fmt=a.format)
+        reproduce(a.name, out, quick=a.quick, overrides=a.overrides, seed=a.seed, fmt=a.format,
+                  verbose=a.verbose)
     except UnknownExperiment as e:
         raise CliError(str(e)) from None
     return 0

@@ -358,11 +358,69 @@ def reproduce(
     echo: Callable[[str], None] = print,
     figures_out: Optional[List[Path]] = None,
     published_out: Optional[List[pl.DataFrame]] = None,
+    verbose: bool = True,
 ) -> pl.DataFrame:
     """Run every variant of experiment ``name`` into ``out_dir`` and return the combined summary.
     The paths of the figures drawn are appended to ``figures_out`` when it is given; the
     published-values table (:func:`published_table`), when the experiment has one, to
-    ``published_out``."""
+    ``published_out``.
+
+    Every log line also goes to ``out_dir/reproduce.log``. ``verbose`` (the default here): the
+    log lines as they come (``log``) and the whole summary and published table at the end
+    (``echo``). Not verbose (``qcnsim reproduce`` without ``--verbose``): a progress line per
+    variant on a terminal only, then :func:`short_report` through ``echo`` — what ran, where the
+    results are, the published values beside qcnsim's — and the detail stays in the files."""
+    lines: List[str] = []
+
+    def keep(msg: str) -> None:  # every line goes to reproduce.log; shown as it comes if verbose
+        lines.append(msg)
+        if verbose:
+            log(msg)
+
+    return _reproduce(name, out_dir, quick, overrides, seed, fmt, progress, keep, echo, figures_out,
+                      published_out, verbose, lines)
+
+
+def short_report(stem: str, out_dir: Path, n_run: int, n_done: int, quick: bool, headline: Optional[str],
+                 published: Optional[pl.DataFrame], figs: Sequence[PathLike], max_rows: int = 12) -> str:
+    """The few lines ``qcnsim reproduce`` prints by default: what ran, where the results are,
+    the headline, the published values beside qcnsim's (at most ``max_rows`` rows; the rest and
+    the sources are in published.md), and which files hold the detail."""
+    n = n_run + n_done
+    ran = f"{n_run} run now" + (f", {n_done} from an earlier run" if n_done else "")
+    out = [f"{stem}{' (--quick)' if quick else ''}: {n} variant{'s' if n != 1 else ''} ({ran}); "
+           f"results in {out_dir}/"]
+    if headline:
+        out.append(f"headline: {headline}")
+    if published is not None and published.height:
+        cols = [c for c in ("metric", "variant", "unit", "published", "qcnsim", "ratio") if c in published.columns]
+        rows = published.select(cols)
+        out.append("published values beside qcnsim's (ratio = qcnsim / published; sources and notes in "
+                   "published.md):")
+        out.append(to_markdown(rows.head(max_rows)).rstrip("\n"))
+        if rows.height > max_rows:
+            out.append(f"... and {rows.height - max_rows} more rows in published.md")
+    elif published is not None:
+        out.append("the study states no number to compare with (published.md)")
+    else:
+        out.append("no published values are listed for this experiment")
+    names = [Path(f).name for f in figs]
+    figs_txt = f"; figures: {', '.join(names)}" if names else ""
+    out.append(f"detail: summary.md / summary.csv (every metric of every variant), reproduce.log, "
+               f"one directory of tables per variant{figs_txt}")
+    out.append("(qcnsim reproduce --verbose prints the whole summary and the log as it runs)")
+    return "\n".join(out)
+
+
+def _progress_line(msg: str) -> None:
+    """One overwritten status line on a terminal's stderr (nothing when stderr is not one)."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K" + msg)
+        sys.stderr.flush()
+
+
+def _reproduce(name, out_dir, quick, overrides, seed, fmt, progress, log, echo, figures_out, published_out,
+               verbose, lines) -> pl.DataFrame:
     found = find_scenario(name)
     stem = found.path.stem if found.path is not None else Path(name).stem
     published = experiment_published(stem)  # a broken list fails before anything runs
@@ -398,13 +456,17 @@ def reproduce(
     mark_reproduce_dir(out_dir, stem)
 
     runs = []
-    for vname, sc in planned:
+    n_run = 0
+    for k, (vname, sc) in enumerate(planned):
         vdir = out_dir / vname
+        if not verbose:
+            _progress_line(f"{stem}: variant {k + 1} of {len(planned)}: {vname}")
         if _same_run(vdir, sc.overrides, seed):
             log(f"{vname}: already done ({vdir}), skipping")
         else:
+            n_run += 1
             log(f"{vname}: running{' (quick)' if quick else ''} ...")
-            res = run(sc, seed=seed, progress=progress)
+            res = run(sc, seed=seed, progress=progress if verbose else (progress or False))
             res.write(vdir, fmt=fmt)
             info = res.run_info
             eps = info.get("events_per_s") or 0
@@ -427,17 +489,26 @@ def reproduce(
     if headline:
         title += f"Headline: {headline}\n\n"
     (out_dir / "summary.md").write_text(title + md, encoding="utf-8")
-    echo(md.rstrip("\n"))
-    if headline:
-        echo(f"\nheadline: {headline}")
+    if verbose:
+        echo(md.rstrip("\n"))
+        if headline:
+            echo(f"\nheadline: {headline}")
+    pub = None
     if published is not None:
         pub = write_published(stem, published, summary, out_dir, quick=quick, headline=headline)
         if published_out is not None:
             published_out.append(pub)
-        echo("\npublished values beside qcnsim's (ratio = qcnsim / published):\n"
-             + to_markdown(pub.drop("source")).rstrip("\n"))
+        if verbose:
+            echo("\npublished values beside qcnsim's (ratio = qcnsim / published):\n"
+                 + to_markdown(pub.drop("source")).rstrip("\n"))
     for f in figs:
         log(f"figure: {f}")
+    (out_dir / "reproduce.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if not verbose:
+        _progress_line("")
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\033[K")
+        echo(short_report(stem, out_dir, n_run, len(planned) - n_run, quick, headline, pub, figs))
     if figures_out is not None:
         figures_out.extend(Path(f) for f in figs)
     return summary

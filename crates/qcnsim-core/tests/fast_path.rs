@@ -60,6 +60,17 @@ const HOTSPOT: &[&str] = &[
 const CASES: &[(&str, &[&str], &[&str])] = &[
     // QCN congestion points
     ("hw-hotspot-1src", HOTSPOT, &["cm"]),
+    // a CP that samples arrivals, also the frames discarded at its full queue
+    (
+        "og-hotspot-10src",
+        &[
+            "meta.duration=30ms",
+            "schedule.0.at=10ms",
+            "schedule.1.at=20ms",
+            "cc.qcn.cp.samples=arrivals",
+        ],
+        &["cm"],
+    ),
     // NIC-side feedback
     (
         "hw-hotspot-1src",

@@ -374,3 +374,40 @@ fn summary_reports_recovery_after_the_hotspot() {
         "hotspot mean throughput {mt}"
     );
 }
+
+/// `cc.qcn.cp.samples`: the CP counts the frames enqueued (802.1Q, the default) or every
+/// arrival, also a frame discarded at its full queue (`arrivals`). Without discards the two
+/// readings are the same run; with a queue that overflows (a 30 KB buffer, 10 Gb/s into the
+/// 1 Gb/s hotspot) the arrivals reading counts the discarded bytes toward its samples and so
+/// sends more CNMs, and the rate limiter sees them.
+#[test]
+fn cp_counts_discarded_frames_only_when_it_samples_arrivals() {
+    let text = hotspot(5, 15, 20, "");
+    // (buffer, discards expected, arrivals send more CNMs)
+    let cases: &[(&str, bool)] = &[("10MB", false), ("30KB", true)];
+    for &(buffer, discards) in cases {
+        let buf = format!("defaults.buffer={buffer}");
+        let enq = run(&text, &[&buf, "cc.qcn.cp.samples=enqueued"], None);
+        let arr = run(&text, &[&buf, "cc.qcn.cp.samples=arrivals"], None);
+        let def = run(&text, &[&buf], None);
+        assert!(
+            tables_text(&def) == tables_text(&enq),
+            "{buffer}: the default is the enqueued reading"
+        );
+        assert_eq!(drops_at(&enq, "sw1->sw2") > 0, discards, "{buffer}");
+        if discards {
+            assert!(
+                cnms_at(&arr, "sw1->sw2") > cnms_at(&enq, "sw1->sw2"),
+                "{buffer}: arrivals {} CNMs, enqueued {}",
+                cnms_at(&arr, "sw1->sw2"),
+                cnms_at(&enq, "sw1->sw2")
+            );
+        } else {
+            assert!(
+                tables_text(&arr) == tables_text(&enq),
+                "{buffer}: nothing discarded, so nothing differs"
+            );
+            assert!(cnms_at(&enq, "sw1->sw2") > 0);
+        }
+    }
+}

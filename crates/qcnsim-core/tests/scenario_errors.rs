@@ -203,6 +203,8 @@ fn cases() -> Vec<Case> {
         Case { what: "QCN fb_unit zero", edit: Set(&["cc.qcn.cp.fb_unit=\"0B\""]), path: "cc.qcn.cp.fb_unit", shows: "0B" },
         Case { what: "unknown QCN sampling", edit: Set(&["cc.qcn.cp.sampling=\"random\""]), path: "cc.qcn.cp.sampling", shows: "random" },
         Case { what: "unknown QCN qold", edit: Set(&["cc.qcn.cp.qold=\"never\""]), path: "cc.qcn.cp.qold", shows: "never" },
+        Case { what: "unknown QCN samples", edit: Set(&["cc.qcn.cp.samples=\"dropped\""]), path: "cc.qcn.cp.samples", shows: "dropped" },
+        Case { what: "NIC feedback with a CP sampling arrivals", edit: Set(&["cc.qcn.feedback=\"nic\"", "cc.qcn.cp.samples=\"arrivals\""]), path: "cc.qcn.feedback", shows: "arrivals" },
         Case { what: "NIC feedback with every-frame sampling", edit: Set(&["cc.qcn.feedback=\"nic\"", "cc.qcn.cp.sampling=\"every_frame\""]), path: "cc.qcn.feedback", shows: "every_frame" },
         Case { what: "BCN Rmin above the line rate", edit: Set(&["cc.mode=bcn", "cc.bcn.rp.r_min=20Gbps"]), path: "cc.bcn.rp.r_min", shows: "20Gbps" },
         Case { what: "BCN min_rate above the line rate", edit: Set(&["cc.mode=bcn", "links.0.rate=1Mbps", "flows.0.rate=1Mbps", "cc.bcn.rp.r_min=1Mbps"]), path: "cc.bcn.rp.min_rate", shows: "5Mbps" },

@@ -11,13 +11,20 @@ other seeds of every variant on the sweep runner (``qcnsim.sweep``: all cores, r
 - ``metrics_vs_qeq.png`` (and ``metrics_vs_qeq_<reading>.png``): each multicast metric vs Qeq,
   both schemes, mean +- standard deviation over the seeds (error bars);
 - ``metrics.csv`` / ``metrics.md``: every metric per (reading, scheme, Qeq, entity): mean, std,
-  seeds;
+  seeds; rows sorted by (metric, entity, reading, scheme, Qeq, unit); ``metrics_per_seed.csv``:
+  every value of every run, sorted by (variant, seed, metric, entity, unit).
+
+Run to run, these tables are bit-identical (tests/test_multicast.py): the per-seed table is
+sorted by its key before it is written, and each aggregate is an exact sum (``math.fsum``,
+whose result does not depend on the order of the terms) over the seeds of its group, not a
+polars group-by, whose group order follows a hash seeded anew in every process.
 - ``feedback_bound.md``: what the published feedback rates would require of a CP, beside the
   most an 802.1Q CP can send here.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -146,19 +153,46 @@ def long_metrics(runs: Sequence[Tuple[str, int, Results]]) -> pl.DataFrame:
                                     "qeq_frames": pl.Int64,
                                     "seed": pl.UInt64, "metric": pl.Utf8, "entity": pl.Utf8,
                                     "value": pl.Float64, "unit": pl.Utf8})
-    # "CR standard deviation" of a run: the mean over its RPs
-    cr = (df.filter(pl.col("metric") == "mc_cr_std")
-          .group_by("variant", "reading", "scheme", "qeq_frames", "seed", "unit")
-          .agg(pl.col("value").mean())
-          .with_columns(pl.lit("mc_cr_std").alias("metric"), pl.lit("mean over RPs").alias("entity")))
-    return pl.concat([df, cr.select(df.columns)])
+    # "CR standard deviation" of a run: the mean over its RPs (in the summary's order)
+    run_key = ("variant", "reading", "scheme", "qeq_frames", "seed", "unit")
+    cr_rows = _exact_means(df.filter(pl.col("metric") == "mc_cr_std"), run_key)
+    cr = pl.DataFrame([{**k, "metric": "mc_cr_std", "entity": "mean over RPs", "value": m}
+                       for k, (_, m, _) in cr_rows], schema=df.schema, orient="row")
+    return pl.concat([df, cr.select(df.columns)]).sort(*PER_SEED_ORDER, maintain_order=True)
+
+
+#: The per-seed table's sort key (``metrics_per_seed.csv``).
+PER_SEED_ORDER = ("variant", "seed", "metric", "entity", "unit")
+#: The aggregate's group key, and its sort key (``metrics.csv``).
+AGG_KEY = ("reading", "scheme", "qeq_frames", "metric", "entity", "unit")
+AGG_ORDER = ("metric", "entity", "reading", "scheme", "qeq_frames", "unit")
+
+
+def _exact_means(df: pl.DataFrame, key: Sequence[str]) -> List[Tuple[dict, Tuple[int, float, Optional[float]]]]:
+    """Per group of ``key`` (groups in sorted key order): the group's key and (n, mean, sample
+    standard deviation) of its ``value``s, with exact sums (``math.fsum``: correctly rounded, so
+    the result depends neither on the order of the rows nor on the process). Every value counts
+    (a NaN makes the mean NaN, as before); one value has no standard deviation (None)."""
+    groups: Dict[tuple, List[float]] = {}
+    for row in df.select(*key, "value").iter_rows():
+        groups.setdefault(tuple(row[:-1]), []).append(row[-1])
+    out = []
+    for k in sorted(groups, key=lambda t: tuple((v is None, v) for v in t)):
+        xs = [float(v) for v in groups[k] if v is not None]
+        n = len(xs)
+        mean = math.fsum(xs) / n if n else math.nan
+        sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else None
+        out.append((dict(zip(key, k)), (n, mean, sd)))
+    return out
 
 
 def aggregate(df: pl.DataFrame) -> pl.DataFrame:
-    return (df.group_by("reading", "scheme", "qeq_frames", "metric", "entity", "unit")
-            .agg(pl.col("value").mean().alias("mean"), pl.col("value").std(ddof=1).alias("std"),
-                 pl.col("value").count().alias("seeds"))
-            .sort("metric", "entity", "reading", "scheme", "qeq_frames"))
+    """Mean, sample standard deviation and the number of seeds of every metric per
+    (reading, scheme, Qeq, metric, entity, unit), sorted by ``AGG_ORDER``."""
+    rows = [{**k, "mean": m, "std": sd, "seeds": n} for k, (n, m, sd) in _exact_means(df, AGG_KEY)]
+    schema = {**{c: df.schema[c] for c in AGG_KEY}, "mean": pl.Float64, "std": pl.Float64,
+              "seeds": pl.UInt32}
+    return pl.DataFrame(rows, schema=schema, orient="row").sort(*AGG_ORDER, maintain_order=True)
 
 
 def _margins(fig, left: float, bottom: float, top: float, wgap: float, hgap: float,

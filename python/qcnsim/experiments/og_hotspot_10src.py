@@ -7,6 +7,9 @@ Figures written by :func:`post`:
 * ``recovery_time.png``: the recovery time of each scheme (from the summary);
 * ``downward.png``: aggregate sending rate of the sources after the capacity drop (t = 2 s),
   target-rate reduction on vs off, with the downward-transient limit;
+* ``trr_trace.png``: TR and CR of one source (``f0``) through the downward transient, target-rate
+  reduction on vs off, one panel per CP reading (frames enqueued: the standard; arrivals, also
+  those discarded at the full queue: the ``*-arrivals`` variants);
 * ``queue_transients.png``: bottleneck queue around both transitions;
 * ``sonar_events.png``: SONAR run: queue, BA state and short-fuse transitions (false alarms
   marked).
@@ -89,7 +92,8 @@ def aggregate_sending_rate(res) -> pl.DataFrame:
         return pl.DataFrame({"t_s": [], "rate_bps": []})
     return (rates.join(flows, on="flow")
             .with_columns(pl.min_horizontal("cr_bps", "offered_bps").alias("e"))
-            .group_by("t_ps").agg(pl.col("e").sum().alias("rate_bps"))
+            .sort("t_ps", "flow", maintain_order=True)  # a fixed summation order
+            .group_by("t_ps", maintain_order=True).agg(pl.col("e").sum().alias("rate_bps"))
             .sort("t_ps").select((pl.col("t_ps") / PS).alias("t_s"), "rate_bps"))
 
 
@@ -205,6 +209,11 @@ def post(ctx):
         ax.legend(fontsize=8)
         figs.append(_save(fig, out / "downward.png"))
 
+    if t_down is not None:
+        p = trr_trace(runs, out, t_down)
+        if p is not None:
+            figs.append(p)
+
     # queue around both transitions
     if t_down is not None and t_up is not None:
         fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
@@ -253,6 +262,43 @@ def post(ctx):
     return figs, None
 
 
+#: (panel title, [(variant with target-rate reduction on, variant with it off)]) of trr_trace.png
+TRR_PAIRS = [
+    ("CP samples the frames enqueued (802.1Q)", [("rtt500-qcn", "rtt500-trr-off"), ("rtt40-qcn", "rtt40-trr-off")]),
+    ("CP samples arrivals, also those discarded", [("rtt500-arrivals", "rtt500-arrivals-trr-off"),
+                                                   ("rtt40-arrivals", "rtt40-arrivals-trr-off")]),
+]
+TRACE_FLOW = "f0"
+
+
+def trr_trace(runs: List[Tuple[str, object]], out: Path, t_down: float) -> Optional[Path]:
+    """TR and CR of one source through the downward transient, target-rate reduction on (solid)
+    and off (dashed), RTT 500 us: one panel per CP reading (whichever pairs ran)."""
+    by = dict(runs)
+    panels = [(title, [pr for pr in pairs if pr[0] in by and pr[1] in by][:1]) for title, pairs in TRR_PAIRS]
+    panels = [(t, prs[0]) for t, prs in panels if prs]
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), sharey=True, squeeze=False)
+    for ax, (title, pair) in zip(axes[0], panels):
+        for name, ls in zip(pair, ("-", "--")):
+            r = by[name].tables["rp_rates"].filter(pl.col("flow") == TRACE_FLOW).sort("t_ps")
+            d = _window(r.with_columns((pl.col("t_ps") / PS).alias("t_s")), t_down - 0.005, t_down + 0.15)
+            dt = summary_value(by[name], "downward_transient_time")
+            lab = name if dt is None or dt != dt else f"{name} ({dt * 1e3:.0f} ms)"
+            ax.step(d["t_s"], d["tr_bps"] / 1e9, where="post", color="C1", ls=ls, lw=1, label=f"TR, {lab}")
+            ax.step(d["t_s"], d["cr_bps"] / 1e9, where="post", color="C0", ls=ls, lw=1, label=f"CR, {lab}")
+        ax.axvline(t_down, color="k", ls=":", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xlabel("time (s)")
+        ax.set_title(title, fontsize=10)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel(f"{TRACE_FLOW}: rate (Gb/s)")
+    fig.suptitle("Target-rate reduction on (solid) and off (dashed): TR and CR of one source after the "
+                 "capacity drop", fontsize=10)
+    return _save(fig, out / "trr_trace.png")
+
+
 def _rate_gbps(s) -> float:
     import re
 
@@ -266,7 +312,11 @@ def _rate_gbps(s) -> float:
 CAPTIONS = {
     "recovery_throughput.png": "Aggregate throughput of the ten sources around the end of the hotspot, per scheme.",
     "recovery_time.png": "Bandwidth recovery time after the hotspot (to 90 % of 10 Gb/s) per scheme and RTT.",
-    "downward.png": "Downward transient at the start of the hotspot: target-rate reduction on against off.",
+    "downward.png": "Downward transient at the start of the hotspot: target-rate reduction on against off, "
+                    "with a CP that samples the frames enqueued (802.1Q) and one that samples arrivals.",
+    "trr_trace.png": "TR and CR of one source through the downward transient, target-rate reduction on against "
+                     "off, for each CP reading: the reduction (TR/8 at the end of the first cycle) acts only "
+                     "when CNMs come in bursts.",
     "queue_transients.png": "Bottleneck queue around the start and the end of the hotspot, per scheme.",
     "sonar_events.png": "SONAR: bottleneck queue, the bandwidth-available state and the short-fuse transitions.",
 }

@@ -54,10 +54,13 @@ def stats(name: str, res) -> pl.DataFrame:
     qb = (res.tables["queue_samples"].filter(pl.col("port") == b)
           .filter(pl.col("t_ps") >= int(t0 * PS))["qlen_bytes"].cast(pl.Float64))
     offered = res.tables["flows"].select("flow", "offered_bps")
+    # a fixed order (a join's and a group-by's row order are not stated): rows by (flow, t),
+    # flows in name order, so every sum below adds its terms in the same order in every run
     r = (res.tables["rp_rates"].filter(pl.col("t_ps") >= int(t0 * PS)).join(offered, on="flow")
-         .with_columns(pl.min_horizontal("cr_bps", "offered_bps").alias("rate")))
-    per = r.group_by("flow").agg(pl.col("rate").mean().alias("m"),
-                                 pl.col("rate").std(ddof=0).alias("s"))
+         .with_columns(pl.min_horizontal("cr_bps", "offered_bps").alias("rate"))
+         .sort("flow", "t_ps", maintain_order=True))
+    per = r.group_by("flow", maintain_order=True).agg(pl.col("rate").mean().alias("m"),
+                                                      pl.col("rate").std(ddof=0).alias("s"))
     m = per["m"]
     jain = float(m.sum() ** 2 / (m.len() * (m ** 2).sum())) if m.len() else float("nan")
     detail = f"{b} from {t0:g} s; {per.height} sources; queue sampled {q.height} times"

@@ -23,6 +23,15 @@
 //! by Qeq(2w+1)), `every_frame` (every enqueued frame is a sample instant) and `qold_at_feedback`
 //! (Qold is the queue when the last feedback message was sent: the caller reports a sent CNM
 //! with [`Cp::feedback_sent`]).
+//!
+//! Which frames the CP counts toward its next sample is a named reading too
+//! (`cc.qcn.cp.samples`): the frames enqueued in its queue (the default: 802.1Q's
+//! `cpMinSampleBase` is "the minimum number of octets to enqueue in the Congestion Point's queue
+//! between transmissions of" CNMs, clause 32.8.11, and the pseudo code's `Q += L` precedes the
+//! sample), or every arrival, also a frame discarded at the full queue
+//! (`sample_discarded`, as htsim's `QcnQueue`, which runs its CP before its drop-tail test): the
+//! caller then also reports a discarded frame with [`Cp::on_discard`], with `Q` the queue the
+//! frame did not enter.
 
 use crate::engine::Rng;
 
@@ -56,6 +65,10 @@ pub struct CpParams {
     /// Qold is updated only when a CNM is sent ([`Cp::feedback_sent`]), not at every sample
     /// (`cc.qcn.cp.qold = "feedback"`). Default false.
     pub qold_at_feedback: bool,
+    /// A data frame discarded at the CP's full queue also counts toward the next sample and
+    /// may be sampled ([`Cp::on_discard`]; `cc.qcn.cp.samples = "arrivals"`). Default false:
+    /// only enqueued frames are counted (802.1Q clause 32.8.11).
+    pub sample_discarded: bool,
 }
 
 /// The quantiser of the CP's feedback.
@@ -94,6 +107,7 @@ impl CpParams {
             fb_unit_bytes: 1500,
             every_frame: false,
             qold_at_feedback: false,
+            sample_discarded: false,
         }
     }
 
@@ -250,6 +264,23 @@ impl Cp {
             return None;
         }
         Some(self.sample(p, qlen_bytes))
+    }
+
+    /// A data frame of `frame_bytes` was discarded at the CP's full queue, whose length (without
+    /// the frame) is `qlen_bytes`. With `sample_discarded` it counts toward the next sample
+    /// exactly as an enqueued frame does ([`Cp::on_enqueue`], with Q the queue it did not
+    /// enter); otherwise (the default) the CP does not see it: None, no state change.
+    #[inline]
+    pub fn on_discard(
+        &mut self,
+        p: &CpParams,
+        qlen_bytes: u64,
+        frame_bytes: u32,
+    ) -> Option<CpSample> {
+        if !p.sample_discarded {
+            return None;
+        }
+        self.on_enqueue(p, qlen_bytes, frame_bytes)
     }
 
     /// The sampling rule on its own: count `bytes` toward the next sample, then, if
@@ -835,6 +866,51 @@ mod tests {
         assert!(cases
             .iter()
             .all(|(q, size, _)| table.on_enqueue(&CpParams::standard(), *q, *size).is_none()));
+    }
+
+    #[test]
+    // a rule table of wide (state before, input, state after) tuples, by design
+    #[allow(clippy::type_complexity)]
+    fn discarded_frames_are_sampled_only_under_the_arrivals_reading() {
+        let enq = exact();
+        let arr = CpParams {
+            sample_discarded: true,
+            ..exact()
+        };
+        // Q of the full queue the frame did not enter: 150 KB, Qold 140 KB ->
+        // Fb = -(124000 + 2*10000) -> saturated, 63
+        // (name, params, time_to_mark before, discarded frame, sampled?, qntzFb,
+        //  time_to_mark after, Qold after)
+        #[rustfmt::skip]
+        let cases: &[(&str, &CpParams, f64, u32, bool, u8, f64, u64)] = &[
+            ("enqueued: a discard is not counted", &enq, 1_000.0, 1_500, false, 0, 1_000.0, 140_000),
+            ("enqueued: nor sampled at the countdown's end", &enq, 0.0, 1_500, false, 0, 0.0, 140_000),
+            ("arrivals: counted toward the next sample", &arr, 2_000.0, 1_500, false, 0, 500.0, 140_000),
+            ("arrivals: reaching 0 is not a sample", &arr, 1_500.0, 1_500, false, 0, 0.0, 140_000),
+            ("arrivals: below 0 samples the full queue", &arr, 1_000.0, 1_500, true, 63, 18_500.0, 150_000),
+        ];
+        for (name, p, ttm, size, sampled, qntz, ttm2, qold2) in cases {
+            let mut cp = cp_with(p, 140_000, *ttm);
+            let s = cp.on_discard(p, 150_000, *size);
+            assert_eq!(s.is_some(), *sampled, "{name}");
+            if let Some(s) = s {
+                assert_eq!(s.qntz_fb, *qntz, "{name}");
+                assert!(s.sends_cnm(), "{name}");
+                assert_eq!(s.q_off, 150_000 - 26_000, "{name}");
+            }
+            assert!(
+                close(cp.time_to_mark(), *ttm2),
+                "{name}: {}",
+                cp.time_to_mark()
+            );
+            assert_eq!(cp.q_old(), *qold2, "{name}");
+        }
+        // an enqueued frame is counted the same way under both readings
+        for p in [&enq, &arr] {
+            let mut cp = cp_with(p, 140_000, 1_000.0);
+            let s = cp.on_enqueue(p, 150_000, 1_500).expect("a sample");
+            assert_eq!(s.qntz_fb, 63);
+        }
     }
 
     #[test]

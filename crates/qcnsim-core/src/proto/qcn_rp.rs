@@ -1929,6 +1929,76 @@ mod tests {
         }
     }
 
+    /// Seed 003 ("QCN: stably improving transient response", slide "Rules for changing TR and
+    /// CR"): during FR1 "CR goes down with every Fb < 0 signal, TR remains unchanged"; "at the
+    /// end of the FR1, if TR > 10*CR then TR <- TR/8; CR <- (TR + CR)/2". A rate drop seen as a
+    /// burst of k CNMs within FR1 (the first one, in AI, sets TR <- CR = 1 Gb/s): at the end of
+    /// FR1 target-rate reduction divides TR by 8 exactly when the burst took CR below TR/10, and
+    /// the first CNM after FR1 then starts from that TR (TR <- CR). The RP timer is off, as in
+    /// og-hotspot-10src ("drift timer disabled"), so FR1 ends at the byte counter.
+    #[test]
+    fn target_rate_reduction_after_a_burst_of_cnms_at_a_rate_drop() {
+        let on = RpParams {
+            timer_enabled: false,
+            ..exact()
+        };
+        let off = RpParams {
+            target_rate_reduction: false,
+            ..on.clone()
+        };
+        let r0 = 1e9;
+        // (name, params, qntzFb of every CNM of the burst, CNMs in FR1, TRR fires at FR1's end)
+        #[rustfmt::skip]
+        let cases: &[(&str, &RpParams, u8, u32, bool)] = &[
+            ("on: one saturated CNM (CR = 0.51 TR)", &on, 63, 1, false),
+            ("on: three (CR = 0.13 TR)", &on, 63, 3, false),
+            ("on: four (CR = 0.067 TR < TR/10)", &on, 63, 4, true),
+            ("on: six", &on, 63, 6, true),
+            ("on: eight 25 % cuts (CR = 0.1001 TR, not below TR/10)", &on, 32, 8, false),
+            ("on: nine 25 % cuts (CR = 0.075 TR)", &on, 32, 9, true),
+            ("off: four saturated", &off, 63, 4, false),
+            ("off: six", &off, 63, 6, false),
+        ];
+        for (name, p, fb, k, fires) in cases {
+            // in AI at 1 Gb/s (si past FRT, timer stage 0), mid-cycle
+            let mut rp = rp_in(p, St::active(r0, r0, 6, 0).bc(40_000.0));
+            for _ in 0..*k {
+                apply(&mut rp, p, NOW, In::Cnm(*fb));
+            }
+            let factor = (1.0 - p.gd * *fb as f64).max(p.min_dec_factor);
+            let cr_k = r0 * factor.powi(*k as i32);
+            assert!(
+                close(rp.current_rate(), cr_k),
+                "{name}: CR {}",
+                rp.current_rate()
+            );
+            assert_eq!(rp.target_rate(), r0, "{name}: TR kept in FR1");
+            assert_eq!(rp.si_count(), 0, "{name}");
+            // the end of FR1: the byte counter (reloaded to 150 KB by the first CNM) runs out
+            apply(&mut rp, p, NOW, In::Sent(150_001, false));
+            assert_eq!(rp.si_count(), 1, "{name}");
+            let tr1 = if *fires { r0 / 8.0 } else { r0 };
+            assert!(
+                close(rp.target_rate(), tr1),
+                "{name}: TR {}",
+                rp.target_rate()
+            );
+            assert!(
+                close(rp.current_rate(), (cr_k + tr1) / 2.0),
+                "{name}: CR {}",
+                rp.current_rate()
+            );
+            // the first CNM after FR1 (FR2): TR <- CR, then the cut
+            let cr1 = rp.current_rate();
+            apply(&mut rp, p, NOW, In::Cnm(*fb));
+            assert!(
+                close(rp.target_rate(), cr1),
+                "{name}: TR after the next CNM"
+            );
+            assert!(close(rp.current_rate(), cr1 * factor), "{name}");
+        }
+    }
+
     #[test]
     fn target_rate_reduction_after_deep_cut_sequence() {
         // Several saturated CNMs during the first FR cycle keep TR = line (extra fast recovery)

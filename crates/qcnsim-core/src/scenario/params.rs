@@ -94,6 +94,7 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec { section: CP, key: "quantiser", kind: Kind::Choice(&["linear", "unit"]), default: "linear", source: "linear: IEEE 802.1Q; unit: a reading of the multicast QCN study (Mliki et al., sec. 2.1: Fb quantised to 6 bits, maximum 63, queues counted in frames)", help: "How |Fb| becomes qntzFb: linear over Qeq*(2w+1) (the standard), or whole fb_unit steps of |Fb| saturating at 2^fb_bits - 1 (unit; Qeq does not scale it)." },
     ParamSpec { section: CP, key: "fb_unit", kind: Kind::Bytes { min: 1, max: 1 << 30 }, default: "1500B", source: "interpretation (multicast QCN study: queues in frames of 1500 B)", help: "quantiser = \"unit\": bytes per quantisation step of |Fb|." },
     ParamSpec { section: CP, key: "sampling", kind: Kind::Choice(&["table", "every_frame"]), default: "table", source: "table: IEEE 802.1Q; every_frame: a reading of the multicast QCN study (sec. 2.1 \"for every received data frame\" and Algorithm 2)", help: "Sample instants: after the bytes of the sampling table (the standard), or at every enqueued data frame (every_frame; the table, sample_base and jitter are then unused)." },
+    ParamSpec { section: CP, key: "samples", kind: Kind::Choice(&["enqueued", "arrivals"]), default: "enqueued", source: "enqueued: IEEE 802.1Q clause 32.8.11 (cpMinSampleBase: octets to enqueue in the CP's queue between CNMs; IEEE8021-CN-MIB) and the pseudo code (Q += L before the sample); arrivals: htsim's QcnQueue (samples before its drop-tail test)", help: "Which data frames count toward the next sample: those enqueued in the CP's queue (the standard), or every arrival, also a frame discarded at the full queue (arrivals; a discarded frame is sampled with Q the queue it did not enter)." },
     ParamSpec { section: CP, key: "qold", kind: Kind::Choice(&["sample", "feedback"]), default: "sample", source: "sample: IEEE 802.1Q; feedback: a reading of the multicast QCN study (eq. 3: Qold is the queue size when the last feedback message was generated)", help: "When Qold is updated: at every sample instant (the standard), or only when the CP sends a CNM (feedback)." },
     ParamSpec { section: RP, key: "byte_counter", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "150000B", source: MIB, help: "BC_LIMIT, the byte-counter cycle while in fast recovery (rpgByteReset)." },
     ParamSpec { section: RP, key: "byte_counter_after_frt", kind: Kind::Bytes { min: 64, max: 1 << 40 }, default: "75000B", source: PC, help: "Byte-counter reload once the byte stage has reached FRT (BC_LIMIT/2)." },
@@ -379,6 +380,7 @@ pub fn read_cp(t: &mut TableReader) -> Res<CpParams> {
     p.fb_unit_bytes = read_bytes(t, spec(CP, "fb_unit"))?;
     p.every_frame = read_choice(t, spec(CP, "sampling"))? == "every_frame";
     p.qold_at_feedback = read_choice(t, spec(CP, "qold"))? == "feedback";
+    p.sample_discarded = read_choice(t, spec(CP, "samples"))? == "arrivals";
     Ok(p)
 }
 

@@ -60,6 +60,14 @@ pub(super) fn parse_qcn(sc: &Scenario, q: &mut TableReader) -> Res<QcnSpec> {
              (these readings are of a CP that computes Fb; the NIC samples ConMes reports)",
         ));
     }
+    if feedback == Feedback::Nic && cp.sample_discarded {
+        return Err(q.err(
+            "feedback",
+            "\"nic\"",
+            "\"switch\" while cc.qcn.cp.samples = \"arrivals\" (the NIC samples the ConMes reports \
+             of enqueued frames)",
+        ));
+    }
     if feedback == Feedback::Nic && transient.pushback {
         return Err(q.err(
             "feedback",

@@ -45,6 +45,21 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Data frame `pkt` of `size` bytes was discarded at port `pi` because it did not fit. When
+    /// the port runs a QCN CP that samples arrivals (`cc.qcn.cp.samples = "arrivals"`), the CP
+    /// counts it, with the queue it did not enter; its feedback, if any, is queued. Otherwise
+    /// one test of a flag (a drop-heavy run makes this call for nearly every frame).
+    #[inline(always)]
+    pub(super) fn hook_cp_discard(&mut self, pi: usize, pkt: u32, size: u32) {
+        if !self.cm.cp_sees_discards || self.core.ports[pi].cp == NONE {
+            return;
+        }
+        let qlen = self.core.ports[pi].q_bytes;
+        if let Some(c) = self.cm.cp_discard(&mut self.core, pi, pkt, qlen, size) {
+            self.enqueue_ctrl(c.port, c.pkt);
+        }
+    }
+
     /// Data frame `pkt` was queued at port `pi`, after its congestion point: flow control.
     #[inline(always)]
     pub(super) fn hook_enqueued(&mut self, pi: usize, pkt: u32) {

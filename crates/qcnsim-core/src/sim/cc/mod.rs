@@ -58,6 +58,9 @@ pub(in crate::sim) struct Cm {
     /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
     pub(in crate::sim) dc: DcqcnState,
     pub(in crate::sim) tr: Transient,
+    /// QCN CPs that sample arrivals (`cc.qcn.cp.samples = "arrivals"`): the wiring hands them
+    /// the frames discarded at their full queues; otherwise nothing is called at a discard.
+    pub(in crate::sim) cp_sees_discards: bool,
     /// Per port: CNMs its CP sent; BCN messages (negative, positive, BCN(0,0)).
     cnm_sent: Vec<u64>,
     bcn_sent: Vec<[u64; 3]>,
@@ -227,6 +230,7 @@ impl Cm {
             cps,
             dc: DcqcnState::new(sc),
             tr: Transient::new(sc),
+            cp_sees_discards: qcn && sc.qcn.cp.sample_discarded,
             cnm_sent: vec![0; sc.n_ports()],
             bcn_sent: vec![[0; 3]; sc.n_ports()],
             cnm_rx: vec![0; sc.flows.len()],
@@ -315,6 +319,25 @@ impl Cm {
                 self.ecn_mark(core, pi, cpi, pkt);
                 None
             }
+        }
+    }
+
+    /// A data frame was discarded at the full queue of port `pi`, a CP (`qlen`: the queue it
+    /// did not enter): only a QCN CP that samples arrivals sees it (sim/cc/qcn.rs; the wiring
+    /// calls this only when `cp_sees_discards`).
+    #[inline(never)]
+    pub(in crate::sim) fn cp_discard(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        pkt: u32,
+        qlen: u64,
+        size: u32,
+    ) -> Option<Ctrl> {
+        let cpi = core.ports[pi].cp as usize;
+        match &self.cps[cpi] {
+            CpState::Qcn(_) => self.qcn_cp_discard(core, pi, cpi, pkt, qlen, size),
+            _ => None,
         }
     }
 
@@ -480,8 +503,9 @@ impl Needs for Cm {
     fn name(&self) -> &'static str {
         "cm"
     }
-    /// A congestion point samples at enqueue, a BA sensor follows the queue length, DCQCN
-    /// marking at dequeue reads the queue left behind.
+    /// A congestion point samples at enqueue (and, sampling arrivals, at a discard: a port the
+    /// direct send skips never discards, so watching the queue covers its drops too), a BA
+    /// sensor follows the queue length, DCQCN marking at dequeue reads the queue left behind.
     fn watches_queue(&self, core: &Core, pi: usize) -> bool {
         let p = &core.ports[pi];
         p.cp != NONE || p.ba != NONE || p.ecn != NONE

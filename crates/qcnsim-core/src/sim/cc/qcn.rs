@@ -31,6 +31,44 @@ impl Cm {
             return None;
         };
         let s = cp.on_enqueue(&core.sc.qcn.cp, qlen, size)?;
+        self.qcn_cp_sampled(core, pi, cpi, pkt, qlen, s)
+    }
+
+    /// The QCN CP of port `pi` (CP slot `cpi`) sees data frame `pkt` discarded at its full
+    /// queue (`qlen` bytes, without the frame): with `cc.qcn.cp.samples = "arrivals"` it counts
+    /// toward the next sample and, sampled, gets feedback as an enqueued frame would (the CNM
+    /// goes to its source). The caller checks the option.
+    pub(in crate::sim) fn qcn_cp_discard(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        cpi: usize,
+        pkt: u32,
+        qlen: u64,
+        size: u32,
+    ) -> Option<Ctrl> {
+        if self.nicfb.on {
+            return None;
+        }
+        let CpState::Qcn(cp) = &mut self.cps[cpi] else {
+            return None;
+        };
+        let s = cp.on_discard(&core.sc.qcn.cp, qlen, size)?;
+        self.qcn_cp_sampled(core, pi, cpi, pkt, qlen, s)
+    }
+
+    /// A sample `s` of the CP of port `pi` taken at frame `pkt` (queue `qlen`): the CNM, or
+    /// with push-back the Fb99, it asks for. Out of line: most frames are not sampled.
+    #[inline(never)]
+    fn qcn_cp_sampled(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        cpi: usize,
+        pkt: u32,
+        qlen: u64,
+        s: CpSample,
+    ) -> Option<Ctrl> {
         let flow = core.pkts[pkt as usize].flow;
         if s.sends_cnm() && self.cnm_wanted(core, pi, pkt, &s) {
             let msg = self.send_feedback(core, pi, flow, KIND_CNM, s.qntz_fb as i32);

@@ -100,26 +100,7 @@ impl<'a> Sim<'a> {
             }
         };
         if !fits && !self.admit_over(pi, pkt) {
-            let port = &mut self.core.ports[pi];
-            port.drop_frames += 1;
-            port.drop_bytes += size as u64;
-            let f = &mut self.core.flows[flow as usize];
-            if !port.from_switch {
-                f.nic_drops += 1;
-            } else {
-                f.net_drops += 1;
-            }
-            if self.core.rec.wants(REC_DROP) || (self.core.rec.rec_switch_drop && port.from_switch)
-            {
-                self.core.rec.event(EvRec {
-                    t: now,
-                    kind: REC_DROP,
-                    node: pi as u32,
-                    flow,
-                    value: size as i64,
-                });
-            }
-            self.core.release(pkt);
+            self.discard(pi, pkt, size, flow);
             return;
         }
         let port = &mut self.core.ports[pi];
@@ -146,6 +127,34 @@ impl<'a> Sim<'a> {
         }
         self.hook_enqueued(pi, pkt);
         self.kick(pi);
+    }
+
+    /// A data frame of `size` bytes of `flow` that does not fit port `pi`: counted, recorded,
+    /// shown to the port's congestion point (`hook_cp_discard`: one flag test unless it samples
+    /// arrivals) and released.
+    #[inline(always)]
+    fn discard(&mut self, pi: usize, pkt: u32, size: u32, flow: u32) {
+        let now = self.core.now;
+        let port = &mut self.core.ports[pi];
+        port.drop_frames += 1;
+        port.drop_bytes += size as u64;
+        let f = &mut self.core.flows[flow as usize];
+        if !port.from_switch {
+            f.nic_drops += 1;
+        } else {
+            f.net_drops += 1;
+        }
+        if self.core.rec.wants(REC_DROP) || (self.core.rec.rec_switch_drop && port.from_switch) {
+            self.core.rec.event(EvRec {
+                t: now,
+                kind: REC_DROP,
+                node: pi as u32,
+                flow,
+                value: size as i64,
+            });
+        }
+        self.hook_cp_discard(pi, pkt, size);
+        self.core.release(pkt);
     }
 
     /// Start transmitting if the port is idle, or make sure a TxDone will come. (A port with
