@@ -49,4 +49,8 @@ CAPTIONS = {
                       "the fair share.",
     "metrics_vs_qeq.png": "Each multicast metric against Qeq for the standard and representative schemes: mean and "
                           "standard deviation over the seeds.",
+    "fbhat_trace_802.1Q.png": "The representative scheme as published (802.1Q CP), one panel per Qeq: F̂b at each RP "
+                              "(Algorithm 1 replayed on the CNMs it received) and each CP's qntzFb at every queue "
+                              "sample. F̂b settles above what the CPs' queues can produce and never reaches 63, so no "
+                              "CP is representative and the sources run uncontrolled.",
 }
