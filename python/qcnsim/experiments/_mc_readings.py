@@ -32,6 +32,7 @@ draws F̂b at each RP (Algorithm 1 replayed on the CNMs it received) and the CPs
 from __future__ import annotations
 
 import math
+import re
 from itertools import product
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -207,11 +208,17 @@ def supported(grid: pl.DataFrame, scheme: str = "standard") -> Tuple[List[str], 
     return sorted(names, key=lambda x: (dist(x), x)), best, n
 
 
+def _scheme_qeq(res: Results) -> Tuple[str, int]:
+    """(multicast feedback scheme, Qeq in 1500-B frames) of a run, from its resolved scenario."""
+    cc = ((res.resolved.get("cc") or {}).get("qcn") or {})
+    q = str((cc.get("cp") or {}).get("q_eq", "0B"))
+    qb = float(re.sub(r"[^0-9.]", "", q) or 0)
+    return str(cc.get("multicast_feedback", "standard")), round(qb / 1500)
+
+
 def _run_sweep(ctx, pairs: List[Tuple[str, str]], sub: str, extra: Sequence[str] = ()) -> List[Tuple[str, str, int, Results]]:
     """Run (variant, CP reading) pairs once each (replication 0) on the sweep runner in
     ``out_dir/sub`` (resumable); returns [(cp reading, scheme, qeq, Results)]."""
-    from ._multicast import variant_key
-
     if not pairs:
         return []
     cols = {"meta.variant": [v for v, _ in pairs]}
@@ -229,8 +236,7 @@ def _run_sweep(ctx, pairs: List[Tuple[str, str]], sub: str, extra: Sequence[str]
     out = []
     for (v, c), pid in zip(pairs, sw.points["point"].to_list()):
         res = sw.result(pid, 0)
-        scheme, q = variant_key(res)
-        out.append((c, scheme.replace("-shared100", ""), q, res))
+        out.append((c, *_scheme_qeq(res), res))
     return out
 
 
