@@ -62,9 +62,8 @@ def test_from_text(hotspot_path):
 
 def test_variants(hotspot):
     vs = hotspot.variants()
-    assert [v["name"] for v in vs] == ["hotspot-0.5G", "hotspot-1G", "nic-0.5G", "nic-1G", "nic-hw-0.5G",
-                                       "nic-hw-1G", "nic-hw-gate-bc-0.5G", "nic-hw-gate-bc-1G",
-                                       "nic-hw-gate-either-0.5G", "nic-hw-gate-either-1G"]
+    assert [v["name"] for v in vs] == ["hotspot-0.5G", "hotspot-1G", "nic-0.5G", "nic-1G", "nic-hw-0.5G", "nic-hw-1G"] + [
+        f"{s}-gate-{g}-{h}" for s in ("hotspot", "nic", "nic-hw") for g in ("bc", "either") for h in ("0.5G", "1G")]
     for v in vs:
         assert isinstance(v["set"], dict)
     v1 = hotspot.variant("hotspot-1G")

@@ -133,11 +133,11 @@ TEXT_CASES = [
     ("bare-number-duration", lambda t: t.replace('duration = "4s"', "duration = 4"), "meta.duration"),
     ("bad-variant-set",
      lambda t: t + '\n[[variants]]\nname = "broken"\nset = { "flows.0.rate" = "fast" }\n',
-     "variants.10.set: flows.0.rate"),
+     "variants.18.set: flows.0.rate"),
     ("duplicate-variant-name",
-     lambda t: t + '\n[[variants]]\nname = "hotspot-1G"\n', "variants.10.name"),
+     lambda t: t + '\n[[variants]]\nname = "hotspot-1G"\n', "variants.18.name"),
     ("variant-quick-not-bool",
-     lambda t: t + '\n[[variants]]\nname = "slow"\nquick = "no"\n', "variants.10.quick"),
+     lambda t: t + '\n[[variants]]\nname = "slow"\nquick = "no"\n', "variants.18.quick"),
 ]
 
 

@@ -176,14 +176,14 @@ def test_reproduce_quick_and_resume(tmp_path):
               "nic-hw-gate-bc-1G", "nic-hw-gate-either-0.5G"):
         assert (out / v / "run.json").is_file()
     for f in ("summary.csv", "summary.md", "throughput.png", "queue.png", "cr.png", "by_hotspot.png",
-              "recovery.csv", "recovery.md"):
+              "recovery_grid.png", "recovery.csv", "recovery.md"):
         assert (out / f).is_file(), f
     # the experiment's hook: recovery times of every variant, grouped by hotspot and scheme
     rec = (out / "recovery.csv").read_text().splitlines()
-    assert rec[0] == "hotspot,scheme,variant,recovery_10ms_s,recovery_1ms_s"
-    assert sorted(line.split(",")[0] + "/" + line.split(",")[1] for line in rec[1:]) == [
-        "0.5G/nic", "0.5G/nic-hw", "0.5G/nic-hw-gate-bc", "0.5G/nic-hw-gate-either", "0.5G/standard",
-        "1G/nic", "1G/nic-hw", "1G/nic-hw-gate-bc", "1G/nic-hw-gate-either", "1G/standard"]
+    assert rec[0] == "hotspot,scheme,gate,variant,recovery_10ms_s,recovery_1ms_s,study_s"
+    assert sorted("/".join(line.split(",")[:3]) for line in rec[1:]) == sorted(
+        f"{h}/{s}/{g}" for h in ("0.5G", "1G") for s in ("standard", "nic", "nic-hw")
+        for g in ("both", "byte_counter", "either"))
     assert "recovery " in (out / "reproduce.log").read_text()  # the hook's log: in the file
     summary = (out / "summary.csv").read_text().splitlines()
     assert summary[0].startswith("variant,metric,value,unit")

@@ -8,7 +8,8 @@ import polars as pl
 import pytest
 import qcnsim
 from conftest import scenario_path
-from qcnsim.experiments.hw_hotspot_1src import coarsen, recoveries, recovery_from_bins
+from qcnsim.experiments.hw_hotspot_1src import HEADLINE, coarsen, recoveries, recovery_from_bins
+from qcnsim.reproduce import reproduce
 
 # A short hotspot from 10 ms to 30 ms, 150 ms in all (recovery well inside the run).
 SHORT = ["meta.duration=150ms", "schedule.0.at=10ms", "schedule.1.at=30ms"]
@@ -35,3 +36,28 @@ def test_recovery_at_1ms_matches_the_summary_and_10ms_matches_a_10ms_run(variant
     ten = coarse.summary.filter(pl.col("metric") == "recovery_time")["value"][0]
     assert rec["10ms"] is not None and math.isclose(rec["10ms"], ten, rel_tol=1e-12)
     assert rec["10ms"] >= rec["1ms"]
+
+
+def test_quick_reproduce_ships_every_cell_of_the_grid(tmp_path):
+    """scheme (standard, nic, nic-hw) x stage gate (both, byte_counter, either) x hotspot: every
+    cell has a run, a row in recovery.csv (with the study's value), a cell in recovery.md, a
+    published row and a recovery row in the summary; the grid figure is drawn. Not the numbers."""
+    summary = reproduce(str(scenario_path("hw-hotspot-1src")), tmp_path, quick=True,
+                        overrides=[*SHORT, "meta.quick_duration=150ms"],
+                        log=lambda s: None, echo=lambda s: None)
+    rec = pl.read_csv(tmp_path / "recovery.csv")
+    cells = sorted(zip(rec["hotspot"], rec["scheme"], rec["gate"]))
+    assert cells == sorted((h, s, g) for h in ("0.5G", "1G") for s in ("standard", "nic", "nic-hw")
+                           for g in ("both", "byte_counter", "either"))
+    assert rec["study_s"].null_count() == 0
+    md = (tmp_path / "recovery.md").read_text().split("## Every variant")[0]
+    assert "not run" not in md and md.count("| standard | ") == 2 and md.count("| nic-hw | ") == 2
+    assert "gate byte_counter" in md and "gate either" in md
+    pub = pl.read_csv(tmp_path / "published.csv")
+    pub = pub.filter(pl.col("metric") == "recovery_time_10ms")
+    assert sorted(pub["variant"].to_list()) == sorted(rec["variant"].to_list())
+    rows = summary.filter(pl.col("metric") == "recovery_time_10ms")
+    assert sorted(rows["variant"].to_list()) == sorted(rec["variant"].to_list())
+    assert (tmp_path / "recovery_grid.png").is_file() and (tmp_path / "by_hotspot.png").is_file()
+    assert HEADLINE.startswith("nic-hw-0.5G and nic-hw-1G") and "Headline: nic-hw-0.5G" in (
+        tmp_path / "published.md").read_text()

@@ -98,11 +98,61 @@ def test_reproduce_multicast_star_seeds_figures_and_table(tmp_path):
     bound = summary.filter(pl.col("metric") == "mc_feedback_rate_table_bound")
     assert bound.height == 8  # 3 set points x 2 schemes, and the 2 shared-memory variants
     assert all(15.0 < v < 16.3 for v in bound["value"].to_list()), bound
+    _assert_reading_grid(tmp_path, "star", published_loss=True)
     # resumable: a second call runs nothing
     logs.clear()
     reproduce(str(scenario_path("multicast-star")), tmp_path, quick=True, overrides=SHORT,
               log=logs.append, echo=lambda s: None)
     assert not [x for x in logs if "running" in x], logs
+
+
+def _assert_reading_grid(out, topology, published_loss):
+    """readings.csv has every cell: the standard scheme under every CP reading x metric reading x
+    Qeq, the representative scheme under the 802.1Q CP and the CP readings of the control's best
+    readings; each row names its reading, beside the published values where the study has them."""
+    from qcnsim.experiments import _mc_readings as R
+
+    g = pl.read_csv(out / "readings.csv")
+    assert set(g["topology"].to_list()) == {topology}
+    std = g.filter(pl.col("scheme") == "standard")
+    want = {(cp, c, p, q) for cp in R.CP_READINGS for c, p in R.METRIC_READINGS for q in R.QEQS}
+    assert len(R.CP_READINGS) == 16 and len(R.METRIC_READINGS) == 10
+    assert set(zip(std["cp"], std["count"], std["per"], std["qeq"])) == want and std.height == len(want)
+    assert (std["reading"] == std["cp"] + " / " + std["count"] + " / " + std["per"]).all()
+    assert std["feedback_published"].null_count() == 0 and std["within_2x"].null_count() == 0
+    assert (std["loss_published"].null_count() == 0) == published_loss
+    rep = g.filter(pl.col("scheme") == "representative")
+    cps = set(rep["cp"].to_list())
+    assert "802.1Q" in cps
+    assert set(zip(rep["cp"], rep["count"], rep["per"], rep["qeq"])) == {
+        (cp, c, p, q) for cp in cps for c, p in R.METRIC_READINGS for q in R.QEQS}
+    md = (out / "readings.md").read_text()
+    assert "**Verdict (control):**" in md and "## Enhancement under `802.1Q / cnm / sent`" in md
+    assert md.count("claims hold") >= 1 and "feedback reduction" in md
+    assert (out / "fbhat_trace_802.1Q.png").is_file()
+    best = pl.read_csv(out / "summary.csv").filter(pl.col("metric") == "mc_feedback_rate (control's best reading)")
+    best_cp = best["detail"][0].removeprefix("reading ").split(" / ")[0]
+    assert best_cp in R.CP_READINGS and (out / f"fbhat_trace_{best_cp}.png").is_file(), best_cp
+    summary = pl.read_csv(out / "summary.csv")
+    best = summary.filter(pl.col("metric") == "mc_feedback_rate (control's best reading)")
+    assert sorted(best["variant"].to_list()) == sorted(f"{s}-qeq{q}" for s in ("standard", "representative")
+                                                       for q in R.QEQS)
+    # the enhancement ran under every CP reading: its claims are checked under every reading
+    assert set(rep["cp"].to_list()) == set(R.CP_READINGS)
+    every = pl.read_csv(out / "readings_claims.csv")
+    assert sorted(every["reading"].to_list()) == sorted(set(std["reading"].to_list()))
+    assert every["claims_held"].is_between(0, 5).all()
+    assert summary.filter(pl.col("metric") == "mc_claims_held_max").height == 1
+    claims = summary.filter(pl.col("metric") == "mc_claim_holds")
+    assert claims.height >= 5 and set(claims["value"].to_list()) <= {0.0, 1.0}
+    pub = pl.read_csv(out / "published.csv")
+    assert pub.filter(pl.col("metric") == "mc_feedback_rate (control's best reading)").height == 6
+
+
+def test_reproduce_multicast_multilink_reading_grid(tmp_path):
+    reproduce(str(scenario_path("multicast-multilink")), tmp_path, quick=True, overrides=SHORT,
+              log=lambda s: None, echo=lambda s: None)
+    _assert_reading_grid(tmp_path, "multi-link", published_loss=False)
 
 
 def test_reproduce_multicast_user_set_wins_in_every_seed_run(tmp_path):

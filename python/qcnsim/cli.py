@@ -335,7 +335,7 @@ EXIT_FAILED = 1
 #: Every table a run can write (docs/tables.md), the choices of ``sweep --tables``.
 RUN_TABLES = ("summary", "flows", "ports", "port_throughput", "queue_samples", "rp_rates", "events",
               "switch_memory", "pause_events", "pause_bins", "pause_priorities", "host_queues",
-              "switch_buffer", "fct", "fct_stats", "link_events", "multicast_members")
+              "switch_buffer", "fct", "fct_stats", "link_events", "multicast_members", "multicast_cp_fb")
 
 
 def _load_or_builtin(name: str):

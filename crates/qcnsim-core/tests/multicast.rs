@@ -433,6 +433,77 @@ fn study_cp_readings_let_the_representative_scheme_keep_control() {
 }
 
 #[test]
+fn cp_counters_of_the_readings_add_up() {
+    // multicast-star, Qeq 25 frames (docs/models/multicast.md, "Identifying the study's CP on its
+    // control"): per CP port in the window, arrivals = enqueued + dropped; CNMs <= samples with
+    // Fb < 0 <= samples <= enqueued; the CNMs of the CPs add up to the feedback rate's numerator
+    // and to what the sources received; with a sample at every frame, samples = enqueued. The
+    // representative scheme counts only the Fb < 0 samples at which the CP is representative.
+    let text = shipped_star();
+    let v = |o: &RunOutput, m: &str, port: &str| summary_value(o, m, &format!("{port}: ")).unwrap();
+    for (over, every) in [
+        (vec!["meta.variant=standard-qeq25"], false),
+        (
+            vec![
+                "meta.variant=standard-qeq25",
+                "cc.qcn.cp.sampling=every_frame",
+            ],
+            true,
+        ),
+        (
+            vec![
+                "meta.variant=representative-qeq25",
+                "cc.qcn.cp.sampling=every_frame",
+            ],
+            true,
+        ),
+    ] {
+        let out = run(&text, &over, None);
+        let (mut cnm, mut sent, mut rx) = (0.0, 0.0, 0.0);
+        for port in ["sw->R1", "sw->R2"] {
+            let enq = v(&out, "mc_cp_enqueued", port);
+            let drop = v(&out, "mc_cp_dropped", port);
+            assert_eq!(
+                v(&out, "mc_cp_arrivals", port),
+                enq + drop,
+                "{over:?} {port}"
+            );
+            let (s, neg, c) = (
+                v(&out, "mc_cp_samples", port),
+                v(&out, "mc_cp_fb_negative", port),
+                v(&out, "mc_cp_cnm", port),
+            );
+            assert!(
+                c <= neg && neg <= s && s <= enq && enq > 1000.0,
+                "{over:?} {port}: {c} {neg} {s} {enq}"
+            );
+            assert_eq!(
+                s == enq,
+                every,
+                "{over:?} {port}: samples {s}, enqueued {enq}"
+            );
+            cnm += c;
+        }
+        for f in ["S1", "S2", "S3", "S4", "S5", "S6"] {
+            sent += v(&out, "mc_rp_sent", f);
+            rx += v(&out, "mc_rp_cnm_received", f);
+        }
+        let rate = summary_value(&out, "mc_feedback_rate", "").unwrap();
+        assert!((rate - 100.0 * cnm / sent).abs() < 1e-9, "{over:?}");
+        // CNMs in flight at the edges of the window: a few at most
+        assert!(
+            (rx - cnm).abs() <= 4.0,
+            "{over:?}: received {rx}, sent {cnm}"
+        );
+        // the |Fb| trace: every traced CP, at every queue sample, qntzFb consistent with Fb
+        let tr = table(&out, "multicast_cp_fb");
+        let (fb, q) = (f64s(tr, "fb_bytes"), i64s(tr, "qntz_fb"));
+        assert_eq!(tr.rows(), 2 * 20_001, "{over:?}");
+        assert!((0..tr.rows()).all(|k| (q[k] > 0) == (fb[k] <= -(37_500.0 * 5.0 / 63.0))));
+    }
+}
+
+#[test]
 fn feedback_option_does_not_touch_unicast_flows() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -232,6 +232,12 @@ pub struct Cp {
     time_to_mark: f64,
     /// Stream for the sampling jitter.
     rng: Rng,
+    /// Sample instants so far, and those whose Fb was negative (the multicast study's readings
+    /// of its feedback rate count them; docs/models/multicast.md).
+    samples: u64,
+    neg_samples: u64,
+    /// qntzFb of the last sample.
+    last_qntz: u8,
 }
 
 impl Cp {
@@ -242,6 +248,9 @@ impl Cp {
             q_old: 0,
             time_to_mark: 0.0,
             rng,
+            samples: 0,
+            neg_samples: 0,
+            last_qntz: 0,
         };
         cp.time_to_mark = cp.next_interval(p, 0);
         cp
@@ -305,6 +314,9 @@ impl Cp {
         let q_delta = q - self.q_old as i64;
         let fb_raw = -(q_off as f64 + p.w * q_delta as f64);
         let qntz_fb = quantize(p, fb_raw);
+        self.samples += 1;
+        self.neg_samples += (fb_raw < 0.0) as u64;
+        self.last_qntz = qntz_fb;
         if !p.qold_at_feedback {
             self.q_old = qlen_bytes;
         }
@@ -335,6 +347,25 @@ impl Cp {
     /// Q at the previous sample instant (or, with `qold_at_feedback`, at the last CNM), bytes.
     pub fn q_old(&self) -> u64 {
         self.q_old
+    }
+
+    /// Sample instants so far and, of those, the ones whose Fb was negative (Fb < 0, whatever it
+    /// quantised to).
+    pub fn sample_counts(&self) -> (u64, u64) {
+        (self.samples, self.neg_samples)
+    }
+
+    /// qntzFb of the last sample (0 before the first).
+    pub fn last_sample_qntz(&self) -> u8 {
+        self.last_qntz
+    }
+
+    /// The feedback a sample at queue length `qlen_bytes` would compute now, without sampling
+    /// (no state changes): (Fb in bytes, qntzFb). For traces.
+    pub fn fb_now(&self, p: &CpParams, qlen_bytes: u64) -> (f64, u8) {
+        let q = qlen_bytes as i64;
+        let fb = -((q - p.q_eq_bytes as i64) as f64 + p.w * (q - self.q_old as i64) as f64);
+        (fb, quantize(p, fb))
     }
 
     /// Bytes still to be enqueued before the next sample (for tests / inspection).
@@ -834,6 +865,34 @@ mod tests {
         }
         .validate()
         .is_err());
+    }
+
+    #[test]
+    fn sample_counts_count_samples_and_negative_feedback() {
+        // every frame a sample: (Q after the enqueue, Fb < 0?) with Qeq 26000, w 2, Qold = Q
+        let p = CpParams {
+            every_frame: true,
+            ..CpParams::standard()
+        };
+        let mut cp = Cp::new(&p, Rng::from_seed(3));
+        assert_eq!(cp.sample_counts(), (0, 0));
+        // Fb = -(Qoff + 2 Qdelta): -(-24500 + 2*1500) > 0; -(1000 + 2*25500) < 0;
+        // -(0 + 2*(-1000)) > 0; -(1 + 2*1) = -3 < 0 (negative although it quantises to 0)
+        for q in [1_500u64, 27_000, 26_000, 26_001] {
+            cp.on_enqueue(&p, q, 1);
+        }
+        assert_eq!(cp.sample_counts(), (4, 2));
+        assert_eq!(cp.last_sample_qntz(), 0); // |Fb| = 3 B quantises to 0
+                                              // fb_now computes without sampling: no count, no Qold change
+        let (fb, qz) = cp.fb_now(&p, 30_001);
+        assert!(close(fb, -(4_001.0 + 2.0 * 4_000.0)) && qz == quantize(&p, fb));
+        assert_eq!((cp.sample_counts(), cp.q_old()), ((4, 2), 26_001));
+        // with the table, frames between samples are not counted
+        let mut table = Cp::new(&CpParams::standard(), Rng::from_seed(3));
+        for _ in 0..10 {
+            table.on_enqueue(&CpParams::standard(), 60_000, 1_500);
+        }
+        assert_eq!(table.sample_counts(), (0, 0));
     }
 
     #[test]

@@ -129,14 +129,21 @@ impl<'a> Sim<'a> {
             Ev::RpTimer { flow, gen } => self.core.on_rp_timer(flow, gen),
             Ev::PortRate { entry } => self.core.on_port_rate(entry as usize),
             Ev::McStats { edge } => {
-                let cnm = self.cm.cnm_sent_total();
-                self.mcast.snapshot(&self.core, edge as usize, cnm)
+                let counts = self.cm.mc_counters(&self.core);
+                self.mcast.snapshot(&self.core, edge as usize, counts)
             }
             Ev::PauseRx { slot, quanta } => self.on_pause_rx(slot as usize, quanta),
             Ev::PauseExpire { slot, gen } => self.on_pause_expire(slot as usize, gen),
             Ev::PauseRefresh { slot, gen } => self.on_pause_refresh(slot as usize, gen),
             Ev::FcCheck => self.on_fc_check(),
-            Ev::SampleQueues => self.core.sample_queues(),
+            Ev::SampleQueues => {
+                self.core.sample_queues();
+                if self.mcast.traces_fb() {
+                    let cm = &self.cm;
+                    let core = &self.core;
+                    self.mcast.sample_fb(core, |pi| cm.qcn_fb_now(core, pi));
+                }
+            }
             Ev::SampleRates => self.sample_rates(),
             Ev::BaTimer { ba, gen } => self.cm.on_ba_timer(&mut self.core, ba, gen),
             Ev::PingTimer { flow, gen } => self.cm.on_ping_timer(&mut self.core, flow, gen),

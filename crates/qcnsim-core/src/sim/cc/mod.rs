@@ -63,6 +63,11 @@ pub(in crate::sim) struct Cm {
     pub(in crate::sim) cp_sees_discards: bool,
     /// Per port: CNMs its CP sent; BCN messages (negative, positive, BCN(0,0)).
     cnm_sent: Vec<u64>,
+    /// Per port: data frames its CP saw enqueued (the multicast readings' denominators), and its
+    /// QCN CP's samples with Fb < 0 at which the scheme lets it send feedback (standard: every
+    /// one; representative multicast feedback: when the CP is the representative, Algorithm 2).
+    cp_enq: Vec<u64>,
+    cp_neg_fb: Vec<u64>,
     bcn_sent: Vec<[u64; 3]>,
     /// Per flow: CNMs its source received; BCN messages (negative, positive, BCN(0,0)).
     cnm_rx: Vec<u64>,
@@ -232,6 +237,8 @@ impl Cm {
             tr: Transient::new(sc),
             cp_sees_discards: qcn && sc.qcn.cp.sample_discarded,
             cnm_sent: vec![0; sc.n_ports()],
+            cp_enq: vec![0; sc.n_ports()],
+            cp_neg_fb: vec![0; sc.n_ports()],
             bcn_sent: vec![[0; 3]; sc.n_ports()],
             cnm_rx: vec![0; sc.flows.len()],
             bcn_rx: vec![[0; 3]; sc.flows.len()],
@@ -312,8 +319,14 @@ impl Cm {
         size: u32,
     ) -> Option<Ctrl> {
         let cpi = core.ports[pi].cp as usize;
+        self.cp_enq[pi] += 1;
         match &self.cps[cpi] {
-            CpState::Qcn(_) => self.qcn_cp_enqueue(core, pi, cpi, pkt, qlen, size),
+            CpState::Qcn(cp) => {
+                let neg0 = cp.sample_counts().1;
+                let msg = self.qcn_cp_enqueue(core, pi, cpi, pkt, qlen, size);
+                self.count_negative_feedback(core, pi, cpi, pkt, neg0);
+                msg
+            }
             CpState::Bcn(_) => self.bcn_cp_enqueue(core, pi, cpi, pkt, qlen, size),
             CpState::Ecn(_) => {
                 self.ecn_mark(core, pi, cpi, pkt);
@@ -338,6 +351,31 @@ impl Cm {
         match &self.cps[cpi] {
             CpState::Qcn(_) => self.qcn_cp_discard(core, pi, cpi, pkt, qlen, size),
             _ => None,
+        }
+    }
+
+    /// After the QCN CP of port `pi` saw frame `pkt`: if that was a sample with Fb < 0 (the
+    /// CP's count of them went past `neg0`), count it when the scheme lets the CP send feedback
+    /// for it: always with standard feedback, only as the representative (Algorithm 2 on the
+    /// sample's qntzFb and the frame's F̂b and CPID) with representative feedback. Counts only.
+    #[inline]
+    fn count_negative_feedback(&mut self, core: &Core, pi: usize, cpi: usize, pkt: u32, neg0: u64) {
+        let CpState::Qcn(cp) = &self.cps[cpi] else {
+            return;
+        };
+        if cp.sample_counts().1 == neg0 {
+            return;
+        }
+        let pk = &core.pkts[pkt as usize];
+        if !core.flows[pk.flow as usize].rep_fb
+            || crate::proto::multicast::is_representative(
+                cp.last_sample_qntz(),
+                pi as u32,
+                pk.fb as u8,
+                pk.cpid,
+            )
+        {
+            self.cp_neg_fb[pi] += 1;
         }
     }
 
@@ -523,9 +561,39 @@ impl Needs for Cm {
 
 /// Congestion management's columns of the shared tables.
 impl Cm {
-    /// CNMs sent by every CP so far (the multicast statistics window's edges).
-    pub(in crate::sim) fn cnm_sent_total(&self) -> u64 {
-        self.cnm_sent.iter().sum()
+    /// The counters the multicast statistics window takes, so far: per port the CNMs its CP
+    /// sent, the data frames its CP saw enqueued, its QCN CP's sample instants and those with
+    /// Fb < 0 at which the scheme lets it send feedback (0 for a port without a QCN CP); per
+    /// flow the CNMs its source received.
+    pub(in crate::sim) fn mc_counters(&self, core: &Core) -> [Vec<u64>; 5] {
+        let mut samples = vec![0; core.ports.len()];
+        for (pi, port) in core.ports.iter().enumerate() {
+            if port.cp == NONE {
+                continue;
+            }
+            if let Some(CpState::Qcn(cp)) = self.cps.get(port.cp as usize) {
+                samples[pi] = cp.sample_counts().0;
+            }
+        }
+        [
+            self.cnm_sent.clone(),
+            self.cp_enq.clone(),
+            samples,
+            self.cp_neg_fb.clone(),
+            self.cnm_rx.clone(),
+        ]
+    }
+
+    /// The feedback the QCN CP of port `pi` would compute now (Fb bytes, qntzFb), without
+    /// sampling; None for a port without a QCN CP (the multicast |Fb| trace).
+    pub(in crate::sim) fn qcn_fb_now(&self, core: &Core, pi: usize) -> Option<(f64, u8)> {
+        let port = &core.ports[pi];
+        match self.cps.get(port.cp as usize) {
+            Some(CpState::Qcn(cp)) if port.cp != NONE => {
+                Some(cp.fb_now(&core.sc.qcn.cp, port.q_bytes))
+            }
+            _ => None,
+        }
     }
 
     /// Per flow: feedback received by its source (CNMs, SONAR and push-back, BCN, ConMes),

@@ -417,6 +417,9 @@ impl<'a> Sim<'a> {
             let rows = self.mcast.summary_rows(sc, &self.core.flows, &tables);
             crate::summary::append_rows(&mut summary, rows);
             tables.push(members);
+            if let Some(fb) = self.mcast.cp_fb_table(sc) {
+                tables.push(fb);
+            }
         }
         tables.push(summary);
         RunOutput {

@@ -69,8 +69,18 @@ pub(in crate::sim) struct McSnap {
     pub(in crate::sim) flow_sent_frames: Vec<u64>,
     pub(in crate::sim) flow_sent_bytes: Vec<u64>,
     pub(in crate::sim) port_drops: Vec<u64>,
-    pub(in crate::sim) cnm_sent: u64,
+    /// Congestion management's counters ([`crate::sim::cc::Cm::mc_counters`]): per port CNMs
+    /// sent, data frames its CP saw enqueued, CP sample instants, samples with Fb < 0 at which
+    /// the scheme lets the CP send feedback; per flow CNMs received.
+    pub(in crate::sim) cm: [Vec<u64>; 5],
 }
+
+/// Indices into [`McSnap::cm`].
+const CM_CNM: usize = 0;
+const CM_ENQ: usize = 1;
+const CM_SAMPLES: usize = 2;
+const CM_NEG: usize = 3;
+const CM_CNM_RX: usize = 4;
 
 /// The multicast subsystem: each multicast flow's tree and member counters, and the counters at
 /// the edges of the statistics window.
@@ -78,6 +88,14 @@ pub(in crate::sim) struct McSnap {
 pub(in crate::sim) struct Multicast {
     flows: Vec<McFlow>,
     win: [McSnap; 2],
+    /// The QCN CP ports on a multicast tree, whose feedback is traced at every queue sample
+    /// (the `multicast_cp_fb` table); empty without QCN or without groups.
+    fb_ports: Vec<usize>,
+    fb_t: Vec<i64>,
+    fb_port: Vec<u32>,
+    fb_qlen: Vec<i64>,
+    fb_bytes: Vec<f64>,
+    fb_qntz: Vec<i64>,
 }
 
 impl Multicast {
@@ -90,7 +108,64 @@ impl Multicast {
                 m.flows.push(McFlow::new(sc, i));
             }
         }
+        if sc.cc == CcMode::Qcn && sc.qcn.feedback == crate::proto::nic_fb::Feedback::Switch {
+            let mut on_tree = vec![false; sc.n_ports()];
+            for f in sc.flows.iter().filter(|f| f.group.is_some()) {
+                for &p in &f.path {
+                    on_tree[p] = sc.qcn.cp_ports[p];
+                }
+            }
+            m.fb_ports = (0..sc.n_ports()).filter(|&p| on_tree[p]).collect();
+        }
         m
+    }
+
+    /// Whether the CPs' feedback is traced (QCN CPs on a multicast tree).
+    #[inline]
+    pub(in crate::sim) fn traces_fb(&self) -> bool {
+        !self.fb_ports.is_empty()
+    }
+
+    /// One point of the `multicast_cp_fb` trace: for each traced CP port, the feedback its CP
+    /// would compute now (`fb_now(port)`: Fb bytes and qntzFb; not a sample, no state changes).
+    #[inline(never)]
+    pub(in crate::sim) fn sample_fb(
+        &mut self,
+        core: &Core,
+        fb_now: impl Fn(usize) -> Option<(f64, u8)>,
+    ) {
+        for &p in &self.fb_ports {
+            if let Some((fb, q)) = fb_now(p) {
+                self.fb_t.push(core.now as i64);
+                self.fb_port.push(p as u32);
+                self.fb_qlen.push(core.ports[p].q_bytes as i64);
+                self.fb_bytes.push(fb);
+                self.fb_qntz.push(q as i64);
+            }
+        }
+    }
+
+    /// The `multicast_cp_fb` table (None when nothing is traced).
+    pub(in crate::sim) fn cp_fb_table(&self, sc: &Scenario) -> Option<Table> {
+        if self.fb_ports.is_empty() {
+            return None;
+        }
+        Some(
+            Table::new("multicast_cp_fb")
+                .col("t_ps", ColumnData::I64(self.fb_t.clone()))
+                .col(
+                    "port",
+                    ColumnData::Str(
+                        self.fb_port
+                            .iter()
+                            .map(|&p| sc.port_name(p as usize))
+                            .collect(),
+                    ),
+                )
+                .col("qlen_bytes", ColumnData::I64(self.fb_qlen.clone()))
+                .col("fb_bytes", ColumnData::F64(self.fb_bytes.clone()))
+                .col("qntz_fb", ColumnData::I64(self.fb_qntz.clone())),
+        )
     }
 
     /// A data frame `pkt` of a multicast flow reached the switch at the end of its tree node:
@@ -155,16 +230,16 @@ impl Multicast {
         }
     }
 
-    /// Take the counters at an edge of the statistics window (`cnm_sent`: the CNMs every CP
-    /// has sent so far, congestion management's count).
+    /// Take the counters at an edge of the statistics window (`cm`: congestion management's
+    /// counters so far, [`crate::sim::cc::Cm::mc_counters`]).
     #[inline(never)]
-    pub(in crate::sim) fn snapshot(&mut self, core: &Core, edge: usize, cnm_sent: u64) {
+    pub(in crate::sim) fn snapshot(&mut self, core: &Core, edge: usize, cm: [Vec<u64>; 5]) {
         let s = &mut self.win[edge];
         s.taken = true;
         s.flow_sent_frames = core.flows.iter().map(|f| f.sent_frames).collect();
         s.flow_sent_bytes = core.flows.iter().map(|f| f.sent_bytes).collect();
         s.port_drops = core.ports.iter().map(|p| p.drop_frames).collect();
-        s.cnm_sent = cnm_sent;
+        s.cm = cm;
     }
 
     /// Extra columns of the flows table: dst names a multicast flow's group.
@@ -232,7 +307,8 @@ impl Multicast {
         let sent: u64 = (0..flows.len())
             .map(|i| b.flow_sent_frames[i] - a.flow_sent_frames[i])
             .sum();
-        let cnm = b.cnm_sent - a.cnm_sent;
+        let d = |k: usize, i: usize| b.cm[k][i] - a.cm[k][i];
+        let cnm: u64 = (0..sc.n_ports()).map(|p| d(CM_CNM, p)).sum();
         let cp_drops: u64 = (0..sc.n_ports())
             .filter(|&p| sc.qcn.cp_ports[p])
             .map(|p| b.port_drops[p] - a.port_drops[p])
@@ -258,6 +334,65 @@ impl Multicast {
                 "data frames dropped at CP queues / data frames sent ({cp_drops} / {sent}), {win}"
             ),
         ));
+        // the counters behind the study's metrics, per CP port and per source, in the window
+        // (the experiments compute each reading of the metrics from them; docs/models/multicast.md)
+        let mut on_tree = vec![false; sc.n_ports()];
+        for f in sc.flows.iter().filter(|f| f.group.is_some()) {
+            for &p in &f.path {
+                on_tree[p] = sc.qcn.cp_ports[p];
+            }
+        }
+        for p in (0..sc.n_ports()).filter(|&p| on_tree[p]) {
+            let name = sc.port_name(p);
+            let drops = b.port_drops[p] - a.port_drops[p];
+            for (metric, v, what) in [
+                ("mc_cp_enqueued", d(CM_ENQ, p), "data frames enqueued"),
+                ("mc_cp_dropped", drops, "data frames dropped"),
+                (
+                    "mc_cp_arrivals",
+                    d(CM_ENQ, p) + drops,
+                    "data frames arriving (enqueued + dropped)",
+                ),
+                (
+                    "mc_cp_samples",
+                    d(CM_SAMPLES, p),
+                    "sample instants of the CP",
+                ),
+                (
+                    "mc_cp_fb_negative",
+                    d(CM_NEG, p),
+                    "samples with Fb < 0 at which the scheme lets the CP send feedback",
+                ),
+                ("mc_cp_cnm", d(CM_CNM, p), "CNMs sent"),
+            ] {
+                rows.push((
+                    metric.into(),
+                    v as f64,
+                    "frames".into(),
+                    format!("{name}: {what}, {win}"),
+                ));
+            }
+        }
+        for (fi, f) in sc
+            .flows
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.group.is_some())
+        {
+            let sent_f = b.flow_sent_frames[fi] - a.flow_sent_frames[fi];
+            rows.push((
+                "mc_rp_sent".into(),
+                sent_f as f64,
+                "frames".into(),
+                format!("{}: data frames sent by the source, {win}", f.name),
+            ));
+            rows.push((
+                "mc_rp_cnm_received".into(),
+                d(CM_CNM_RX, fi) as f64,
+                "frames".into(),
+                format!("{}: CNMs received by the source, {win}", f.name),
+            ));
+        }
 
         // per RP: CR samples in the window (rp_rates, every metrics.rate_interval)
         let find = |n: &str| tables.iter().find(|t| t.name == n);
@@ -304,12 +439,6 @@ impl Multicast {
         }
 
         // per CP queue on a multicast tree: samples in the window (queue_samples)
-        let mut on_tree = vec![false; sc.n_ports()];
-        for f in sc.flows.iter().filter(|f| f.group.is_some()) {
-            for &p in &f.path {
-                on_tree[p] = sc.qcn.cp_ports[p];
-            }
-        }
         let qs = find("queue_samples");
         for p in (0..sc.n_ports()).filter(|&p| on_tree[p]) {
             let name = sc.port_name(p);
