@@ -193,7 +193,7 @@ def test_reproduce_quick_and_resume(tmp_path):
     # the short report: what ran, where, the published values beside qcnsim's; not the summary
     lines = r.stdout.strip().splitlines()
     assert len(lines) <= 25, r.stdout
-    assert lines[0].startswith("hw-hotspot-1src (--quick): 10 variants (10 run now); results in ")
+    assert lines[0].startswith("hw-hotspot-1src (--quick): 18 variants (18 run now); results in ")
     assert "| metric | variant | unit | published | qcnsim | ratio |" in r.stdout
     assert "| variant | metric |" not in r.stdout and "running" not in r.stderr
     mtime = (out / "hotspot-1G" / "run.json").stat().st_mtime_ns
@@ -205,7 +205,7 @@ def test_reproduce_quick_and_resume(tmp_path):
     assert (out / "hotspot-1G" / "run.json").stat().st_mtime_ns == mtime
     r3 = run_cli(*args, cwd=tmp_path)
     assert r3.returncode == 0, r3.stderr
-    assert "10 variants (0 run now, 10 from an earlier run)" in r3.stdout
+    assert "18 variants (0 run now, 18 from an earlier run)" in r3.stdout
 
 
 def test_bench_not_built(tmp_path):
