@@ -61,6 +61,9 @@ pub(in crate::sim) struct Cm {
     /// QCN CPs that sample arrivals (`cc.qcn.cp.samples = "arrivals"`): the wiring hands them
     /// the frames discarded at their full queues; otherwise nothing is called at a discard.
     pub(in crate::sim) cp_sees_discards: bool,
+    /// The multicast statistics' CP counters are kept (`cp_enq`, `cp_neg_fb`): the scenario
+    /// has multicast groups.
+    mc_counts: bool,
     /// Per port: CNMs its CP sent; BCN messages (negative, positive, BCN(0,0)).
     cnm_sent: Vec<u64>,
     /// Per port: data frames its CP saw enqueued (the multicast readings' denominators), and its
@@ -236,6 +239,7 @@ impl Cm {
             dc: DcqcnState::new(sc),
             tr: Transient::new(sc),
             cp_sees_discards: qcn && sc.qcn.cp.sample_discarded,
+            mc_counts: !sc.groups.is_empty(),
             cnm_sent: vec![0; sc.n_ports()],
             cp_enq: vec![0; sc.n_ports()],
             cp_neg_fb: vec![0; sc.n_ports()],
@@ -319,14 +323,11 @@ impl Cm {
         size: u32,
     ) -> Option<Ctrl> {
         let cpi = core.ports[pi].cp as usize;
-        self.cp_enq[pi] += 1;
+        if self.mc_counts {
+            return self.cp_enqueue_counted(core, pi, cpi, pkt, qlen, size);
+        }
         match &self.cps[cpi] {
-            CpState::Qcn(cp) => {
-                let neg0 = cp.sample_counts().1;
-                let msg = self.qcn_cp_enqueue(core, pi, cpi, pkt, qlen, size);
-                self.count_negative_feedback(core, pi, cpi, pkt, neg0);
-                msg
-            }
+            CpState::Qcn(_) => self.qcn_cp_enqueue(core, pi, cpi, pkt, qlen, size),
             CpState::Bcn(_) => self.bcn_cp_enqueue(core, pi, cpi, pkt, qlen, size),
             CpState::Ecn(_) => {
                 self.ecn_mark(core, pi, cpi, pkt);
@@ -351,6 +352,35 @@ impl Cm {
         match &self.cps[cpi] {
             CpState::Qcn(_) => self.qcn_cp_discard(core, pi, cpi, pkt, qlen, size),
             _ => None,
+        }
+    }
+
+    /// [`Cm::cp_enqueue`] with the multicast statistics' counters (runs with multicast groups
+    /// only: the data frames each CP saw enqueued and its Fb < 0 samples the scheme lets
+    /// through); out of line, so that other runs pay one test per frame for them.
+    #[inline(never)]
+    fn cp_enqueue_counted(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        cpi: usize,
+        pkt: u32,
+        qlen: u64,
+        size: u32,
+    ) -> Option<Ctrl> {
+        self.cp_enq[pi] += 1;
+        match &self.cps[cpi] {
+            CpState::Qcn(cp) => {
+                let neg0 = cp.sample_counts().1;
+                let msg = self.qcn_cp_enqueue(core, pi, cpi, pkt, qlen, size);
+                self.count_negative_feedback(core, pi, cpi, pkt, neg0);
+                msg
+            }
+            CpState::Bcn(_) => self.bcn_cp_enqueue(core, pi, cpi, pkt, qlen, size),
+            CpState::Ecn(_) => {
+                self.ecn_mark(core, pi, cpi, pkt);
+                None
+            }
         }
     }
 

@@ -12,8 +12,9 @@ use crate::sim::prelude::*;
 impl Cm {
     /// The QCN CP of port `pi` (CP slot `cpi`) sees data frame `pkt`: at a sample instant
     /// with qntzFb > 0 a CNM goes to the frame's source (with push-back, a sample without a
-    /// CNM may send an Fb99 instead). Returns the message sent, if any.
-    #[inline]
+    /// CNM may send an Fb99 instead). Returns the message sent, if any. Always inlined: the
+    /// data path's CP hook and the multicast counters' variant both call it.
+    #[inline(always)]
     pub(in crate::sim) fn qcn_cp_enqueue(
         &mut self,
         core: &mut Core,
