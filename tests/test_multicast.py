@@ -116,7 +116,7 @@ def _assert_reading_grid(out, topology, published_loss):
     assert set(g["topology"].to_list()) == {topology}
     std = g.filter(pl.col("scheme") == "standard")
     want = {(cp, c, p, q) for cp in R.CP_READINGS for c, p in R.METRIC_READINGS for q in R.QEQS}
-    assert len(R.CP_READINGS) == 16 and len(R.METRIC_READINGS) == 10
+    assert len(R.CP_READINGS) == 20 and len(R.METRIC_READINGS) == 10
     assert set(zip(std["cp"], std["count"], std["per"], std["qeq"])) == want and std.height == len(want)
     assert (std["reading"] == std["cp"] + " / " + std["count"] + " / " + std["per"]).all()
     assert std["feedback_published"].null_count() == 0 and std["within_2x"].null_count() == 0

@@ -10,7 +10,9 @@ CP "for every received data frame ... checks the queue occupancy" and generates 
 - **CP readings** change the simulation; each is a combination of the scenario parameters
   ``cc.qcn.cp.quantiser`` (``linear``: 802.1Q; ``unit``: |Fb| in whole frames), ``sampling``
   (``table``: 802.1Q; ``every_frame``) and ``qold`` (``sample``: 802.1Q; ``feedback``: Qold is the
-  queue at the last feedback message, eq. 3). All eight are run (:data:`CP_READINGS`).
+  queue at the last feedback message, eq. 3), each with the scenarios' per-port buffer and a shared
+  100-frame memory; and four with ``samples = "arrivals"`` (every received frame, also one
+  discarded at the full queue). All twenty are run (:data:`CP_READINGS`).
 - **Metric readings** only count differently; all come from the counters one run records (summary
   rows ``mc_cp_*`` per CP port and ``mc_rp_*`` per source, over the statistics window): what is
   counted (``cnm``: CNMs sent; ``fb_negative``: CP samples with Fb < 0, whether or not they
@@ -43,14 +45,21 @@ from ..results import Results
 from ..scenario import Scenario
 from ..sweeps import sweep
 
-#: CP readings: name -> (quantiser, sampling, qold, buffer). "802.1Q" is the standard's CP with
-#: the scenarios' own 100 frames per output queue; "-shared100" reads "their total size is equal
-#: to 100 frames" as one 100-frame memory shared by the switch's queues (docs/models/buffer.md).
-CP_READINGS: Dict[str, Tuple[str, str, str, str]] = {}
+#: CP readings: name -> (quantiser, sampling, qold, buffer, samples). "802.1Q" is the standard's
+#: CP with the scenarios' own 100 frames per output queue; "-shared100" reads "their total size is
+#: equal to 100 frames" as one 100-frame memory shared by the switch's queues
+#: (docs/models/buffer.md); "-arrivals" reads "for every received data frame" as every frame that
+#: arrives at the CP, also one discarded at the full queue (``cc.qcn.cp.samples = "arrivals"``,
+#: docs/models/qcn.md), with the standard's quantiser and Qold and either sampling.
+CP_READINGS: Dict[str, Tuple[str, str, str, str, str]] = {}
 for _b, _q, _s, _o in product(("port100", "shared100"), ("linear", "unit"), ("table", "every_frame"),
                               ("sample", "feedback")):
     _n = "802.1Q" if (_q, _s, _o) == ("linear", "table", "sample") else f"{_q}-{_s}-qold_{_o}"
-    CP_READINGS[_n + ("-shared100" if _b == "shared100" else "")] = (_q, _s, _o, _b)
+    CP_READINGS[_n + ("-shared100" if _b == "shared100" else "")] = (_q, _s, _o, _b, "enqueued")
+for _b, _s in product(("port100", "shared100"), ("table", "every_frame")):
+    _n = "802.1Q" if _s == "table" else "linear-every_frame-qold_sample"
+    CP_READINGS[_n + ("-shared100" if _b == "shared100" else "") + "-arrivals"] = (
+        "linear", _s, "sample", _b, "arrivals")
 #: The scenario keys of the buffer reading.
 BUFFER = {"port100": ("off", "none", "none"), "shared100": ("150000B", "none", "none")}
 #: Metric readings: (what is counted, per what).
@@ -222,7 +231,8 @@ def _run_sweep(ctx, pairs: List[Tuple[str, str]], sub: str, extra: Sequence[str]
     if not pairs:
         return []
     cols = {"meta.variant": [v for v, _ in pairs]}
-    for k, i in (("cc.qcn.cp.quantiser", 0), ("cc.qcn.cp.sampling", 1), ("cc.qcn.cp.qold", 2)):
+    for k, i in (("cc.qcn.cp.quantiser", 0), ("cc.qcn.cp.sampling", 1), ("cc.qcn.cp.qold", 2),
+                 ("cc.qcn.cp.samples", 4)):
         cols[k] = [CP_READINGS[c][i] for _, c in pairs]
     for k, i in (("shared_buffer.size", 0), ("shared_buffer.ingress_threshold", 1),
                  ("shared_buffer.egress_threshold", 2)):

@@ -350,6 +350,13 @@ impl Cm {
     ) -> Option<Ctrl> {
         let cpi = core.ports[pi].cp as usize;
         match &self.cps[cpi] {
+            CpState::Qcn(cp) if self.mc_counts => {
+                // the multicast statistics count a discarded frame's sample as an enqueued one's
+                let neg0 = cp.sample_counts().1;
+                let msg = self.qcn_cp_discard(core, pi, cpi, pkt, qlen, size);
+                self.count_negative_feedback(core, pi, cpi, pkt, neg0);
+                msg
+            }
             CpState::Qcn(_) => self.qcn_cp_discard(core, pi, cpi, pkt, qlen, size),
             _ => None,
         }
