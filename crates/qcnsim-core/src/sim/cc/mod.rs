@@ -326,6 +326,20 @@ impl Cm {
         if self.mc_counts {
             return self.cp_enqueue_counted(core, pi, cpi, pkt, qlen, size);
         }
+        self.cp_step(core, pi, cpi, pkt, qlen, size)
+    }
+
+    /// The CP of port `pi` (slot `cpi`) sees data frame `pkt` enqueued.
+    #[inline(always)]
+    fn cp_step(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        cpi: usize,
+        pkt: u32,
+        qlen: u64,
+        size: u32,
+    ) -> Option<Ctrl> {
         match &self.cps[cpi] {
             CpState::Qcn(_) => self.qcn_cp_enqueue(core, pi, cpi, pkt, qlen, size),
             CpState::Bcn(_) => self.bcn_cp_enqueue(core, pi, cpi, pkt, qlen, size),
@@ -349,17 +363,16 @@ impl Cm {
         size: u32,
     ) -> Option<Ctrl> {
         let cpi = core.ports[pi].cp as usize;
-        match &self.cps[cpi] {
-            CpState::Qcn(cp) if self.mc_counts => {
-                // the multicast statistics count a discarded frame's sample as an enqueued one's
-                let neg0 = cp.sample_counts().1;
-                let msg = self.qcn_cp_discard(core, pi, cpi, pkt, qlen, size);
-                self.count_negative_feedback(core, pi, cpi, pkt, neg0);
-                msg
-            }
-            CpState::Qcn(_) => self.qcn_cp_discard(core, pi, cpi, pkt, qlen, size),
-            _ => None,
+        if !matches!(self.cps[cpi], CpState::Qcn(_)) {
+            return None;
         }
+        if self.mc_counts {
+            // the multicast statistics count a discarded frame's sample as an enqueued one's
+            return self.counted(core, pi, cpi, pkt, |cm, core| {
+                cm.qcn_cp_discard(core, pi, cpi, pkt, qlen, size)
+            });
+        }
+        self.qcn_cp_discard(core, pi, cpi, pkt, qlen, size)
     }
 
     /// [`Cm::cp_enqueue`] with the multicast statistics' counters (runs with multicast groups
@@ -376,19 +389,29 @@ impl Cm {
         size: u32,
     ) -> Option<Ctrl> {
         self.cp_enq[pi] += 1;
-        match &self.cps[cpi] {
-            CpState::Qcn(cp) => {
-                let neg0 = cp.sample_counts().1;
-                let msg = self.qcn_cp_enqueue(core, pi, cpi, pkt, qlen, size);
-                self.count_negative_feedback(core, pi, cpi, pkt, neg0);
-                msg
-            }
-            CpState::Bcn(_) => self.bcn_cp_enqueue(core, pi, cpi, pkt, qlen, size),
-            CpState::Ecn(_) => {
-                self.ecn_mark(core, pi, cpi, pkt);
-                None
-            }
-        }
+        self.counted(core, pi, cpi, pkt, |cm, core| {
+            cm.cp_step(core, pi, cpi, pkt, qlen, size)
+        })
+    }
+
+    /// `step` (the CP of port `pi` seeing frame `pkt`), then its Fb < 0 sample, if it took one,
+    /// counted as [`Cm::count_negative_feedback`] says.
+    #[inline(always)]
+    fn counted(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        cpi: usize,
+        pkt: u32,
+        step: impl FnOnce(&mut Self, &mut Core) -> Option<Ctrl>,
+    ) -> Option<Ctrl> {
+        let neg0 = match &self.cps[cpi] {
+            CpState::Qcn(cp) => cp.sample_counts().1,
+            _ => 0,
+        };
+        let msg = step(self, core);
+        self.count_negative_feedback(core, pi, cpi, pkt, neg0);
+        msg
     }
 
     /// After the QCN CP of port `pi` saw frame `pkt`: if that was a sample with Fb < 0 (the
