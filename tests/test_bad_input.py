@@ -102,6 +102,12 @@ OVERRIDE_CASES = [
      "flows.0.priority"),
     ("fc-quanta-too-large", ["flow_control.mode=pause", "flow_control.pause_quanta=70000"], "flow_control.pause_quanta"),
     ("fc-on-a-host", ["flow_control.mode=pause", 'flow_control.switches=["src"]'], "flow_control.switches.0"),
+    # issue 27: bounds of the fluid step and of the detection intervals
+    ("fluid-dt-too-many-steps", ["fluid.dt=1ps"], "fluid.dt"),
+    ("fluid-dt-above-the-duration", ["fluid.dt=100s"], "fluid.dt"),
+    ("deadlock-detection-below-a-frame", ["flow_control.mode=pfc", "flow_control.deadlock_detection=1ps"],
+     "flow_control.deadlock_detection"),
+    ("watchdog-below-a-frame", ["flow_control.mode=pause", "flow_control.watchdog=1ns"], "flow_control.watchdog"),
 ]
 
 

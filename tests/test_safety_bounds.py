@@ -64,11 +64,19 @@ def test_sampling_is_decimated_to_the_row_budget(short_hotspot):
     # The run itself is not disturbed: every summary row that does not come from the throughput
     # bins is identical. (Rows computed from port_throughput, the windowed mean throughput and the
     # recovery time, follow its coarser bin: the bin is part of what is recorded.)
+    # Each widened interval is a warning row (issue 27), with the interval used.
     def run_rows(summary):
-        return summary.filter(~pl.col("metric").is_in(["mean_throughput", "recovery_time"]))
+        return summary.filter(~pl.col("metric").is_in(["mean_throughput", "recovery_time",
+                                                       "warning_interval_widened"]))
 
     assert run_rows(small.summary).equals(run_rows(full.summary))
-    assert full.summary.height == small.summary.height
+    warned = small.summary.filter(pl.col("metric") == "warning_interval_widened")
+    assert full.summary.filter(pl.col("metric") == "warning_interval_widened").height == 0
+    assert full.summary.height + warned.height == small.summary.height
+    detail = {d.split(" = ")[0]: d for d in warned["detail"]}
+    assert set(detail) == {"metrics.throughput_bin", "metrics.queue_interval", "metrics.rate_interval"}, detail
+    for key, d in detail.items():
+        assert f"widened to {small.resolved['metrics'][key.split('.')[1]]} " in d, d
     assert small.resolved["metrics"]["rate_interval"] != full.resolved["metrics"]["rate_interval"]
     assert 0 < small["port_throughput"].height <= 20
 

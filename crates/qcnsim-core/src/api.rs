@@ -22,6 +22,16 @@ pub fn run(
     seed: Option<u64>,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<RunOutput, RunError> {
+    let sc = load_for_run(toml_text, overrides, seed)?;
+    run_scenario(&sc, progress)
+}
+
+/// The scenario [`run`] runs: loaded with `seed` (when given) as its `meta.seed`.
+pub fn load_for_run(
+    toml_text: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+) -> Result<crate::scenario::Scenario, ScenarioError> {
     let mut sc = crate::scenario::load_seeded(toml_text, overrides, seed)?;
     if let Some(s) = seed {
         sc.seed = s;
@@ -29,7 +39,7 @@ pub fn run(
             meta.insert("seed".into(), serde_json::Value::from(s));
         }
     }
-    run_scenario(&sc, progress)
+    Ok(sc)
 }
 
 /// Run an already loaded scenario.
@@ -49,5 +59,26 @@ pub fn run_scenario(
 /// plus `fluid_inputs`. Deterministic; `meta.seed` is recorded but unused.
 pub fn run_fluid(toml_text: &str, overrides: &[String]) -> Result<RunOutput, ScenarioError> {
     let sc = crate::scenario::load(toml_text, overrides)?;
+    crate::scenario::fluid::check_dt(&sc)?;
     crate::fluid::run(&sc)
+}
+
+/// [`run_fluid`] with a progress callback like [`run`]'s (at most every 0.2 s of wall time;
+/// `false` cancels: `RunError::Cancelled`, nothing returned).
+pub fn run_fluid_with(
+    toml_text: &str,
+    overrides: &[String],
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<RunOutput, RunError> {
+    let sc = crate::scenario::load(toml_text, overrides)?;
+    run_fluid_scenario(&sc, progress)
+}
+
+/// [`run_fluid_with`] on an already loaded scenario.
+pub fn run_fluid_scenario(
+    sc: &crate::scenario::Scenario,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<RunOutput, RunError> {
+    crate::scenario::fluid::check_dt(sc)?;
+    crate::fluid::run_with(sc, progress)?.ok_or(RunError::Cancelled)
 }

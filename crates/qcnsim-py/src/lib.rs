@@ -2,11 +2,13 @@
 //!
 //! This crate only converts between Python and the pure-Rust core (`qcnsim_core::api`):
 //!
-//! * `validate(text, overrides) -> str` — the resolved scenario as JSON text;
-//! * `run(text, overrides, seed, progress) -> dict` — runs with the GIL released; the progress
-//!   callback re-attaches, checks for signals (Ctrl-C cancels the run and raises
-//!   `KeyboardInterrupt`) and calls the Python callback;
-//! * `fluid(text, overrides) -> dict` — the scenario's fluid model (same dict as `run`);
+//! * `validate(text, overrides) -> str` — the resolved scenario as JSON text (validated on a
+//!   thread of its own while the caller looks for signals: Ctrl-C and SIGTERM interrupt it);
+//! * `run(text, overrides, seed, progress) -> dict` — validates as `validate` does, then runs
+//!   with the GIL released; the progress callback re-attaches, checks for signals (Ctrl-C
+//!   cancels the run and raises `KeyboardInterrupt`) and calls the Python callback;
+//! * `fluid(text, overrides) -> dict` — the scenario's fluid model (same dict as `run`; signals
+//!   checked as in `run`);
 //! * `ScenarioError` (a `ValueError`) with `args == (message, path, value, allowed)` and the
 //!   attributes `message`, `path`, `value`, `allowed`.
 //!
@@ -70,14 +72,50 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Run `f` (validation: reading, generating, routing a scenario) on a thread of its own while
+/// this one, the GIL released, looks for signals every 0.1 s: Ctrl-C or SIGTERM (a Python
+/// handler) raise at once, and the abandoned work's result is dropped when it ends (its thread
+/// is not stopped; a `qcnsim` command exits). A panic in `f` is caught there.
+fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<std::thread::Result<T>> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let (tx, rx) = channel();
+    std::thread::Builder::new()
+        .name("qcnsim-validate".into())
+        // as much stack as a main thread may have (deeply nested scenario text)
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let _ = tx.send(catch_unwind(AssertUnwindSafe(f)));
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
+    let mut rx = rx;
+    loop {
+        let (got, back) = py.detach(move || {
+            let got = rx.recv_timeout(std::time::Duration::from_millis(100));
+            (got, rx)
+        });
+        rx = back;
+        match got {
+            Ok(r) => return Ok(r),
+            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err(
+                    "validation thread ended without a result",
+                ))
+            }
+        }
+    }
+}
+
 /// Check a scenario (TOML text plus `path=value` overrides) and return it resolved, with every
 /// default filled in, as JSON text. Raises `ScenarioError`.
 #[pyfunction]
 #[pyo3(signature = (text, overrides = Vec::new()))]
 fn validate(py: Python<'_>, text: &str, overrides: Vec<String>) -> PyResult<String> {
     let text = text.to_owned();
-    let res =
-        py.detach(move || catch_unwind(AssertUnwindSafe(|| api::validate(&text, &overrides))));
+    let res = interruptible(py, move || api::validate(&text, &overrides))?;
     match res {
         Ok(Ok(json)) => Ok(json),
         Ok(Err(e)) => Err(scenario_error(py, &e)),
@@ -156,6 +194,12 @@ fn run<'py>(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let text = text.to_owned();
+    // validation and routing on a thread Ctrl-C and SIGTERM can leave (`interruptible`)
+    let sc = match interruptible(py, move || api::load_for_run(&text, &overrides, seed))? {
+        Ok(Ok(sc)) => sc,
+        Ok(Err(e)) => return Err(scenario_error(py, &e)),
+        Err(payload) => return Err(internal_error(&*payload)),
+    };
     let mut pending: Option<PyErr> = None;
     let result = {
         let pending = &mut pending;
@@ -176,9 +220,7 @@ fn run<'py>(
                     true
                 })
             };
-            catch_unwind(AssertUnwindSafe(|| {
-                api::run(&text, &overrides, seed, &mut cb)
-            }))
+            catch_unwind(AssertUnwindSafe(|| api::run_scenario(&sc, &mut cb)))
         })
     };
     match result {
@@ -208,11 +250,44 @@ fn run<'py>(
 #[pyo3(signature = (text, overrides = Vec::new()))]
 fn fluid<'py>(py: Python<'py>, text: &str, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
     let text = text.to_owned();
-    let res =
-        py.detach(move || catch_unwind(AssertUnwindSafe(|| api::run_fluid(&text, &overrides))));
+    let sc = match interruptible(py, move || api::load_for_run(&text, &overrides, None))? {
+        Ok(Ok(sc)) => sc,
+        Ok(Err(e)) => return Err(scenario_error(py, &e)),
+        Err(payload) => return Err(internal_error(&*payload)),
+    };
+    // Ctrl-C and SIGTERM (a Python handler) stop the solver as they stop a run (`run` above)
+    let mut pending: Option<PyErr> = None;
+    let res = {
+        let pending = &mut pending;
+        py.detach(move || {
+            let mut cb = |_frac: f64| -> bool {
+                Python::attach(|py| match py.check_signals() {
+                    Err(e) => {
+                        *pending = Some(e);
+                        false
+                    }
+                    Ok(()) => true,
+                })
+            };
+            catch_unwind(AssertUnwindSafe(|| api::run_fluid_scenario(&sc, &mut cb)))
+        })
+    };
     match res {
-        Ok(Ok(out)) => output_to_dict(py, &out),
-        Ok(Err(e)) => Err(scenario_error(py, &e)),
+        Ok(Ok(out)) => {
+            if let Some(e) = pending.take() {
+                return Err(e);
+            }
+            py.check_signals()?;
+            output_to_dict(py, &out)
+        }
+        Ok(Err(RunError::Scenario(e))) => Err(scenario_error(py, &e)),
+        Ok(Err(RunError::Cancelled)) => match pending.take() {
+            Some(e) => Err(e),
+            None => {
+                py.check_signals()?;
+                Err(PyRuntimeError::new_err("fluid solve cancelled"))
+            }
+        },
         Err(payload) => Err(internal_error(&*payload)),
     }
 }

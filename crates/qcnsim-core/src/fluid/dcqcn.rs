@@ -139,8 +139,10 @@ impl DcqcnFluid {
         tau_ps: SimTime,
         duration: SimTime,
         rec_ps: SimTime,
-    ) -> (Trace, usize) {
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<(Trace, usize), super::Cancelled> {
         let dt = dt_ps as f64 / SEC as f64;
+        let mut tick = super::Tick::new();
         let rec = steps(rec_ps, dt_ps, 1);
         let nsteps = (duration / dt_ps) as usize;
         let (mut q, mut rc, mut rt, mut al) = (0.0f64, self.start, self.start, self.alpha0);
@@ -158,6 +160,7 @@ impl DcqcnFluid {
             if k == nsteps {
                 break;
             }
+            tick.check(k, nsteps, progress)?;
             let (rc_d, q_d) = hist.push((rc, q));
             let (dq, drc, drt, da) = self.deriv(q, rc, rt, al, rc_d, q_d);
             q = (q + dt * dq).clamp(0.0, self.q_max);
@@ -165,7 +168,7 @@ impl DcqcnFluid {
             rt = (rt + dt * drt).clamp(0.0, self.line);
             al = (al + dt * da).clamp(0.0, 1.0);
         }
-        (tr, nsteps)
+        Ok((tr, nsteps))
     }
 
     /// The marking probability at the fixed point R_C = C/N: the root in (0, 1) of

@@ -293,20 +293,88 @@ fn str_col(n: usize, s: &str) -> ColumnData {
     ColumnData::Str(vec![s.to_string(); n])
 }
 
+/// The solvers' cheap periodic look at the clock: every 65,536 steps, and `progress` (the
+/// fraction done; `false` cancels, e.g. Ctrl-C or SIGTERM) at most every 0.2 s of wall time,
+/// as the packet run does (sim/mod.rs).
+/// A solve the progress callback cancelled.
+#[derive(Debug)]
+pub struct Cancelled;
+
+pub(crate) struct Tick {
+    wall: std::time::Instant,
+    last: f64,
+}
+
+impl Tick {
+    pub(crate) fn new() -> Tick {
+        Tick {
+            wall: std::time::Instant::now(),
+            last: 0.0,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn check(
+        &mut self,
+        k: usize,
+        n: usize,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<(), Cancelled> {
+        if k & 0xFFFF == 0 {
+            let el = self.wall.elapsed().as_secs_f64();
+            if el - self.last >= 0.2 {
+                self.last = el;
+                if !progress(k as f64 / n.max(1) as f64) {
+                    return Err(Cancelled);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Solve the scenario's fluid model (`fluid.model`) over `meta.duration`.
 pub fn run(sc: &Scenario) -> Result<RunOutput, ScenarioError> {
+    // nothing cancels a solve without a progress callback
+    Ok(run_with(sc, &mut |_| true)?.expect("not cancelled"))
+}
+
+/// [`run`], with `progress` called at most every 0.2 s (the fraction done; `false` cancels:
+/// `Ok(None)`, nothing made).
+pub fn run_with(
+    sc: &Scenario,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<Option<RunOutput>, ScenarioError> {
     let wall = std::time::Instant::now();
     let inp = Inputs::from_scenario(sc)?;
     let f = &sc.fluid;
     let (trace, model_inputs, fixed, nsteps) = match f.model {
         FluidModel::Qcn => {
             let m = qcn::QcnFluid::from_scenario(sc, &inp);
-            let (tr, n) = m.solve(f.dt_ps, inp.tau_ps, sc.duration, f.record_interval_ps);
+            let (tr, n) = match m.solve(
+                f.dt_ps,
+                inp.tau_ps,
+                sc.duration,
+                f.record_interval_ps,
+                progress,
+            ) {
+                Ok(x) => x,
+                Err(Cancelled) => return Ok(None),
+            };
             (tr, m.describe(), m.fixed_point(), n)
         }
         FluidModel::Dcqcn => {
             let m = dcqcn::DcqcnFluid::from_scenario(sc, &inp);
-            let (tr, n) = m.solve(f.dt_ps, inp.tau_ps, sc.duration, f.record_interval_ps);
+            let (tr, n) = match m.solve(
+                f.dt_ps,
+                inp.tau_ps,
+                sc.duration,
+                f.record_interval_ps,
+                progress,
+            ) {
+                Ok(x) => x,
+                Err(Cancelled) => return Ok(None),
+            };
             (tr, m.describe(), m.fixed_point(), n)
         }
     };
@@ -416,7 +484,7 @@ pub fn run(sc: &Scenario) -> Result<RunOutput, ScenarioError> {
     if let Some(o) = resolved.as_object_mut() {
         o.insert("solver".into(), serde_json::Value::String("fluid".into()));
     }
-    Ok(RunOutput {
+    Ok(Some(RunOutput {
         tables,
         resolved_json: serde_json::to_string_pretty(&resolved).unwrap_or_default(),
         seed: sc.seed,
@@ -424,7 +492,7 @@ pub fn run(sc: &Scenario) -> Result<RunOutput, ScenarioError> {
         sim_time_ps: sc.duration,
         wall_s: wall.elapsed().as_secs_f64(),
         frames_forwarded: 0,
-    })
+    }))
 }
 
 #[cfg(test)]

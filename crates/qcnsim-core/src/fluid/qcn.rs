@@ -121,8 +121,10 @@ impl QcnFluid {
         tau_ps: SimTime,
         duration: SimTime,
         rec_ps: SimTime,
-    ) -> (Trace, usize) {
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<(Trace, usize), super::Cancelled> {
         let dt = dt_ps as f64 / SEC as f64;
+        let mut tick = super::Tick::new();
         let rec = steps(rec_ps, dt_ps, 1);
         let nsteps = (duration / dt_ps) as usize;
         let (mut q, mut rc, mut rt) = (0.0f64, self.start, self.start);
@@ -139,6 +141,7 @@ impl QcnFluid {
             if k == nsteps {
                 break;
             }
+            tick.check(k, nsteps, progress)?;
             let (rc_d, fb_d) = hist.push((rc, self.fb(q, rc)));
             let (dq, drc, drt) = self.deriv(q, rc, rt, rc_d, fb_d);
             q = (q + dt * dq).clamp(0.0, self.q_max);
@@ -148,7 +151,7 @@ impl QcnFluid {
                 rt = rt.min(self.line);
             }
         }
-        (tr, nsteps)
+        Ok((tr, nsteps))
     }
 
     /// The model's inputs as (name, value, unit), in scenario units.

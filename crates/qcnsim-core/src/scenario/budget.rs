@@ -1,11 +1,13 @@
-//! What a run will allocate for recording, known before it starts (docs/performance.md,
-//! "Memory"): sampled tables are kept within `metrics.max_sample_rows` rows each by sampling
-//! less often, and a run whose recording would still exceed `metrics.memory_budget`, or whose
-//! sources would send an absurd number of frames (`meta.max_frames`), is refused with the
-//! estimate and the field to change.
+//! What a run will allocate for recording and frames in flight, known before it starts
+//! (docs/performance.md, "Memory"): sampled tables are kept within `metrics.max_sample_rows`
+//! rows each by sampling less often (each widening reported as a warning), and a run whose
+//! recording and bounded queues would still exceed `metrics.memory_budget` (clamped to the
+//! memory the machine has available), or whose sources would send an absurd number of frames
+//! (`meta.max_frames`), is refused with the estimate and the field to change; queues with an
+//! infinite buffer are bounded while the run goes (`frames_cap`).
 
 use super::reader::TableReader;
-use super::{CcMode, Scenario};
+use super::{Capacity, CcMode, NodeKind, Scenario};
 use crate::scenario::ScenarioError;
 use crate::units::{self, SimTime};
 use serde_json::Value as Json;
@@ -20,6 +22,11 @@ pub const HOST_QUEUE_ROW: u64 = 52 + 40;
 pub const BIN_ROW: u64 = 16 + 80;
 /// An event row: the 32-byte record, then time, kind, node, flow and value columns.
 pub const EVENT_ROW: u64 = 32 + 8 + 3 * 40 + 8;
+
+/// Bytes a frame in flight holds: its 32-byte frame in the arena, its index in a queue (4 B)
+/// and in the free list (4 B), and the event that carries it over a link (24 B), doubled for
+/// vectors that grow by doubling (`sim/core/mod.rs`, `engine/`).
+pub const FRAME_IN_FLIGHT: u64 = 2 * (32 + 4 + 4 + 24);
 
 /// Default of `metrics.max_sample_rows`: at most about 10 MB per sampled table, so that a run of
 /// 1000 QCN flows over 1 s with 1 ms rate samples stays under 32 MB peak RSS
@@ -152,6 +159,14 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
             "metrics.rate_interval, metrics.host_queues",
         ),
     ];
+    let fl = frames_in_flight(sc).ceil();
+    parts.push(Part {
+        table: "frames in flight",
+        rows: fl as u128,
+        bytes: fl as u128 * FRAME_IN_FLIGHT as u128,
+        fields: "the buffers (defaults.buffer, switches.*.buffer, links.*.buffer), the flows' \
+                 rates and meta.duration",
+    });
     if m.record_mask != 0 || m.record_switch_drops || m.record_pause {
         parts.push(part(
             "events",
@@ -179,11 +194,154 @@ pub fn fmt_bytes(b: u128) -> String {
     format!("{b} B")
 }
 
-/// Refuse a run whose recording would exceed `metrics.memory_budget`.
-pub fn check_memory(sc: &Scenario, budget: u64) -> Result<(), ScenarioError> {
+/// The summary rows `warning_interval_widened` (docs/tables.md, "Warnings"): one per interval
+/// that `apply` widened, its value the interval used in seconds.
+pub fn widened_warnings(sc: &Scenario) -> Vec<(String, f64, String, String)> {
+    let table = |key: &str| match key {
+        "throughput_bin" => "port_throughput (and pause_bins)",
+        "queue_interval" => "queue_samples and switch_memory",
+        _ => "rp_rates and host_queues",
+    };
+    sc.metrics
+        .widened
+        .iter()
+        .map(|&(key, asked, used)| {
+            (
+                "warning_interval_widened".into(),
+                units::secs(used),
+                "s".into(),
+                format!(
+                    "metrics.{key} = {} widened to {} ({} times) to keep {} within \
+                     metrics.max_sample_rows",
+                    units::fmt_time(asked),
+                    units::fmt_time(used),
+                    used / asked,
+                    table(key)
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The most frames the run can hold at once in its bounded queues (docs/performance.md,
+/// "Memory"): at most every frame its sources send (`frames`), and at most what its queues can
+/// hold plus what its links carry. A queue holds at most its buffer (its node's shared memory,
+/// when it has one) and at most what can reach it over the run: at a switch, all its input
+/// links at their rates; at a host, what its flows send. Each flow's rate-limiter queue holds
+/// at most its `rl_queue`. Counted in frames of the smallest size the flows send. Queues with
+/// an infinite buffer are not counted here: the run itself stops when the frames it holds
+/// exceed the budget (`frames_cap`).
+pub fn frames_in_flight(sc: &Scenario) -> f64 {
+    let sent = frames(sc);
+    let small = sc
+        .flows
+        .iter()
+        .map(|f| f.frame_bytes)
+        .min()
+        .unwrap_or(64)
+        .max(64) as f64;
+    let d = units::secs(sc.max_end());
+    let nn = sc.nodes.len();
+    // per node: the frames that can reach its egress queues over the run, and their buffers
+    let mut inflow = vec![0.0f64; nn];
+    let mut cap = vec![0.0f64; nn];
+    let mut wires = 0.0;
+    for p in 0..sc.n_ports() {
+        let (from, to) = sc.port_ends(p);
+        let l = &sc.links[p / 2];
+        if sc.nodes[to].kind == NodeKind::Switch {
+            inflow[to] += l.rate_bps * d / (8.0 * small);
+        }
+        wires += l.rate_bps * units::secs(l.delay + l.extra_delay) / (8.0 * small) + 1.0;
+        cap[from] += match sc.port_capacity(p) {
+            Capacity::Bytes(b) => b as f64 / small,
+            Capacity::Frames(n) => n as f64,
+            Capacity::Infinite => f64::INFINITY,
+            Capacity::Shared => 0.0,
+        };
+    }
+    for (n, c) in cap.iter_mut().enumerate() {
+        if sc.buffer.has(n) {
+            *c += sc.buffer.size.unwrap_or(0) as f64 / small;
+        }
+    }
+    let rl_cap = match sc.cc {
+        CcMode::Bcn => sc.bcn.rl_queue_bytes,
+        CcMode::Dcqcn => sc.dcqcn.rl_queue_bytes,
+        _ => sc.qcn.rl_queue_bytes,
+    } as f64;
+    let mut rl = 0.0;
+    for f in &sc.flows {
+        let on = f.stop.min(sc.max_end()).saturating_sub(f.start);
+        let mut n = f.rate_bps * units::secs(on) / (8.0 * f.frame_bytes as f64);
+        if let Some(size) = f.size_bytes {
+            n = n.min((size as f64 / f.frame_bytes as f64).ceil());
+        }
+        inflow[f.src] += n;
+        rl += n.min((rl_cap / f.frame_bytes as f64).ceil());
+    }
+    // a queue without a bound (an infinite buffer) is bounded while the run goes (`frames_cap`)
+    let queues: f64 = (0..nn)
+        .filter(|&n| cap[n].is_finite())
+        .map(|n| cap[n].min(inflow[n]))
+        .sum();
+    sent.min(queues + wires + rl)
+}
+
+/// The memory this machine can give a run, and where it was read: `MemAvailable` in
+/// `/proc/meminfo`, and, when the process runs in a cgroup with a memory limit, that limit
+/// less what the cgroup uses (v2: `memory.max` - `memory.current` in `/sys/fs/cgroup`; v1:
+/// `memory.limit_in_bytes` - `memory.usage_in_bytes` in `/sys/fs/cgroup/memory`), the
+/// smallest of them. `None` where none can be read (not Linux).
+pub fn machine_memory() -> Option<(u64, String)> {
+    let read = |p: &str| std::fs::read_to_string(p).ok();
+    let num = |p: &str| read(p).and_then(|t| t.trim().parse::<u64>().ok());
+    let mut best: Option<(u64, String)> = None;
+    let mut offer = |v: u64, from: String| {
+        if best.as_ref().is_none_or(|(b, _)| v < *b) {
+            best = Some((v, from));
+        }
+    };
+    if let Some(kb) = read("/proc/meminfo").and_then(|t| {
+        t.lines()
+            .find(|l| l.starts_with("MemAvailable:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+    }) {
+        offer(kb * 1024, "MemAvailable in /proc/meminfo".into());
+    }
+    for (max, cur) in [
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+        (
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+            "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+        ),
+    ] {
+        // "max" (v2) or a huge number (v1) when unlimited: not a number below 2^62
+        if let Some(lim) = num(max).filter(|&l| l < 1 << 62) {
+            let used = num(cur).unwrap_or(0);
+            offer(
+                lim.saturating_sub(used),
+                format!("the cgroup's {max} less {cur}"),
+            );
+        }
+    }
+    best
+}
+
+/// Refuse a run whose recording and frames in flight would exceed `metrics.memory_budget`, or
+/// the memory this machine has available (`machine`, from [`machine_memory`]): a budget above
+/// it is clamped to it, and a run that fits the budget but not the machine is refused with both
+/// figures. The clamp only refuses: what a run records never depends on it.
+pub fn check_memory(
+    sc: &Scenario,
+    budget: u64,
+    machine: Option<(u64, String)>,
+) -> Result<(), ScenarioError> {
     let mut parts = estimate(sc);
     let total: u128 = parts.iter().map(|p| p.bytes).sum();
-    if total <= budget as u128 {
+    let clamp = machine.filter(|(m, _)| *m < budget);
+    let limit = clamp.as_ref().map_or(budget, |(m, _)| *m);
+    if total <= limit as u128 {
         return Ok(());
     }
     parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
@@ -193,24 +351,51 @@ pub fn check_memory(sc: &Scenario, budget: u64) -> Result<(), ScenarioError> {
         .take(3)
         .map(|p| {
             format!(
-                "{} {:.3e} rows, {} (set by {})",
+                "{} {:.3e} {}, {} (set by {})",
                 p.table,
                 p.rows as f64,
+                if p.table == "frames in flight" {
+                    "frames"
+                } else {
+                    "rows"
+                },
                 fmt_bytes(p.bytes),
                 p.fields
             )
         })
         .collect();
+    let machine_note = match &clamp {
+        Some((m, from)) if total <= budget as u128 => format!(
+            "; the budget is above the memory this machine has available, {} ({from}), and is \
+             clamped to it",
+            fmt_bytes(*m as u128)
+        ),
+        _ => String::new(),
+    };
     Err(ScenarioError::new(
         "metrics.memory_budget",
         format!("\"{}\"", fmt_bytes(budget as u128)),
         format!(
-            "a budget that holds what this run would record, about {}: {}; record less \
-             (those fields, or metrics.max_sample_rows) or raise metrics.memory_budget",
+            "a budget that holds what this run would hold in memory, about {}: {}{machine_note}; \
+             record less (those fields, or metrics.max_sample_rows), bound the buffers, \
+             shorten the run, or raise metrics.memory_budget",
             fmt_bytes(total),
             big.join("; ")
         ),
     ))
+}
+
+/// The frames (in the arena, plus pending events) a run may hold before it stops with an error
+/// (the memory left by recording under `limit`, at [`FRAME_IN_FLIGHT`] bytes each): what bounds
+/// queues with an infinite buffer.
+pub fn frames_cap(sc: &Scenario, limit: u64) -> u64 {
+    let recording: u128 = estimate(sc)
+        .iter()
+        .filter(|p| p.table != "frames in flight")
+        .map(|p| p.bytes)
+        .sum();
+    ((limit as u128).saturating_sub(recording) / FRAME_IN_FLIGHT as u128).min(u64::MAX as u128)
+        as u64
 }
 
 /// Frames the sources would send over the run at their configured rates, a finite flow at most
@@ -297,11 +482,16 @@ pub fn apply(sc: &mut Scenario, m: &mut TableReader, max_frames: i64) -> Result<
     ] {
         let new = decimate(d, *iv, per, max_rows);
         if new != *iv {
+            mt.widened.push((key, *iv, new));
             *iv = new;
             m.put(key, Json::String(units::fmt_time(new)));
         }
     }
-    check_memory(sc, budget)?;
+    let machine = machine_memory();
+    let limit = machine.as_ref().map_or(budget, |(m, _)| budget.min(*m));
+    check_memory(sc, budget, machine)?;
+    sc.metrics.memory_limit = limit;
+    sc.metrics.frames_cap = frames_cap(sc, limit);
     check_frames(sc, max_frames)
 }
 

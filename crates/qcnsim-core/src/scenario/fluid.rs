@@ -6,8 +6,46 @@
 
 use super::params::{self, spec, FLUID, FLUID_DCQCN, FLUID_QCN};
 use super::reader::{show, Res, TableReader};
+use super::{Scenario, ScenarioError};
 use crate::units::{self, SimTime};
 use serde_json::Value as Json;
+
+/// At most this many steps of the fluid solver (`meta.duration / fluid.dt`): at the
+/// 6 x 10^7 steps per second of wall time measured on dcqcn-fluid (docs/models/fluid.md),
+/// about 16 s.
+pub const MAX_STEPS: u64 = 1_000_000_000;
+
+/// `fluid.dt` within what the solver can do: not above `meta.duration` (no step at all), and
+/// at most [`MAX_STEPS`] steps over it.
+pub fn check_dt(sc: &Scenario) -> Res<()> {
+    let (dt, d) = (sc.fluid.dt_ps, sc.duration);
+    let shown = format!("\"{}\"", units::fmt_time(dt));
+    if dt > d {
+        return Err(ScenarioError::new(
+            "fluid.dt",
+            shown,
+            format!(
+                "a step at most meta.duration ({}): a larger one takes no step at all",
+                units::fmt_time(d)
+            ),
+        ));
+    }
+    let steps = d / dt;
+    if steps > MAX_STEPS {
+        return Err(ScenarioError::new(
+            "fluid.dt",
+            shown,
+            format!(
+                "a step of at least {} (meta.duration {} in at most {MAX_STEPS} steps): this \
+                 one takes {steps:.2e} steps",
+                units::fmt_time(d.div_ceil(MAX_STEPS)),
+                units::fmt_time(d),
+                steps = steps as f64
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// Which fluid model to integrate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

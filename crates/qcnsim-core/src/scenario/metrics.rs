@@ -117,5 +117,8 @@ pub(super) fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSp
         record_pause: events.iter().any(|e| e == "pause"),
         max_event_rows,
         host_queues,
+        widened: Vec::new(),
+        memory_limit: u64::MAX,
+        frames_cap: u64::MAX,
     })
 }

@@ -244,6 +244,14 @@ pub struct MetricsSpec {
     pub max_event_rows: usize,
     /// Sample `host_queues` (default: with flow control on).
     pub host_queues: bool,
+    /// The intervals widened to fit `metrics.max_sample_rows` (scenario/budget.rs): the field,
+    /// the interval asked for and the interval used; each is a `warning_interval_widened` row.
+    pub widened: Vec<(&'static str, SimTime, SimTime)>,
+    /// `metrics.memory_budget`, clamped to the memory the machine has available (budget.rs).
+    pub memory_limit: u64,
+    /// The frames and pending events a run may hold before it stops with an error
+    /// (`budget::frames_cap`): the bound of queues with an infinite buffer.
+    pub frames_cap: u64,
 }
 
 /// The kinds of rows of the `events` table (the choices of `metrics.events`), in the

@@ -62,6 +62,7 @@ pub(super) fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scen
     cc::read(&mut sc, &mut r, &mut resolved)?;
     flows::check_waiting(&sc)?;
     read_buffers(&mut sc, &mut r, &mut resolved)?;
+    check_fc_intervals(&sc)?;
     check_spray(&sc)?;
     if !sc.link_events.is_empty() {
         schedule::check_link_events(&sc)?;
@@ -300,6 +301,9 @@ fn skeleton(
             record_pause: false,
             max_event_rows: 0,
             host_queues: false,
+            widened: Vec::new(),
+            memory_limit: u64::MAX,
+            frames_cap: u64::MAX,
         },
         analysis: AnalysisSpec {
             bottleneck: None,
@@ -418,12 +422,49 @@ fn check_spray(sc: &Scenario) -> Res<()> {
 }
 
 /// `[fluid]`: read and checked always; in the resolved scenario only when given.
+/// The shortest deadlock-detection and watchdog interval: one minimum frame (64 bytes) at the
+/// rate of the fastest link, rounded up to a whole picosecond (docs/models/pause.md). Shorter,
+/// nothing can happen between two checks (every tenth of it) and the checks alone make a run
+/// last minutes.
+pub(super) fn min_fc_interval(sc: &Scenario) -> SimTime {
+    let fastest = sc.links.iter().map(|l| l.rate_bps).fold(0.0, f64::max);
+    if fastest <= 0.0 {
+        return 1;
+    }
+    ((64.0 * 8.0 / fastest * units::SEC as f64).ceil() as SimTime).max(1)
+}
+
+/// `flow_control.deadlock_detection` and `flow_control.watchdog` at least [`min_fc_interval`].
+fn check_fc_intervals(sc: &Scenario) -> Res<()> {
+    let min = min_fc_interval(sc);
+    for (key, v) in [
+        ("deadlock_detection", sc.fc.deadlock_detect),
+        ("watchdog", sc.fc.watchdog),
+    ] {
+        if let Some(t) = v.filter(|&t| t < min) {
+            return Err(ScenarioError::new(
+                format!("flow_control.{key}"),
+                format!("\"{}\"", units::fmt_time(t)),
+                format!(
+                    "\"off\" or an interval of at least {} (one 64-byte frame at the fastest \
+                     link's rate, {})",
+                    units::fmt_time(min),
+                    units::fmt_rate(sc.links.iter().map(|l| l.rate_bps).fold(0.0, f64::max))
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn read_fluid(sc: &mut Scenario, r: &mut TableReader, resolved: &mut Map<String, Json>) -> Res<()> {
     let fluid_given = r.has("fluid");
     let mut fr = r.sub("fluid")?;
     sc.fluid = fluid::read(&mut fr)?;
     let fj = fr.finish()?;
     if fluid_given {
+        // a scenario without [fluid] is checked when it is solved (api::run_fluid)
+        fluid::check_dt(sc)?;
         resolved.insert("fluid".into(), Json::Object(fj));
     }
     Ok(())

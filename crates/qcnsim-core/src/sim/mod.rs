@@ -101,6 +101,11 @@ impl<'a> Sim<'a> {
             if self.core.events & 0xFFFF == 0 {
                 // fit the calendar's bucket width to the event density (engine/queue.rs)
                 self.core.q.adapt(self.core.now);
+                // what bounds queues with an infinite buffer: the memory budget
+                let held = (self.core.pkts.len() + self.core.q.len()) as u64;
+                if held > self.core.sc.metrics.frames_cap {
+                    return Err(self.memory_exceeded(held).into());
+                }
                 let el = wall.elapsed().as_secs_f64();
                 if el - *last_report >= 0.2 {
                     *last_report = el;
@@ -111,6 +116,28 @@ impl<'a> Sim<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The error of a run that holds more frames and events than its memory budget allows.
+    #[cold]
+    fn memory_exceeded(&self, held: u64) -> crate::scenario::ScenarioError {
+        use crate::scenario::budget::{fmt_bytes, FRAME_IN_FLIGHT};
+        let m = &self.core.sc.metrics;
+        crate::scenario::ScenarioError::new(
+            "metrics.memory_budget",
+            format!("\"{}\"", fmt_bytes(m.memory_limit as u128)),
+            format!(
+                "a budget that holds what this run holds: at t = {} it held {held} frames and \
+                 pending events (about {} at {FRAME_IN_FLIGHT} B each, beside its recording), \
+                 more than the {} the budget leaves; its queues with an infinite buffer grow \
+                 without bound: give them a finite buffer (defaults.buffer, switches.*.buffer, \
+                 links.*.buffer), lower the flows' rates or shorten the run, or raise \
+                 metrics.memory_budget (at most the memory this machine has available)",
+                crate::units::fmt_time(self.core.now),
+                fmt_bytes(held as u128 * FRAME_IN_FLIGHT as u128),
+                m.frames_cap
+            ),
+        )
     }
 
     // Always inlined into the event loop: as a call it costs about 6 % more instructions per

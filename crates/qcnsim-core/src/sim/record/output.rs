@@ -79,6 +79,7 @@ impl<'a> Sim<'a> {
         // what a reader of the results must not miss: flows that cannot complete, frames stuck
         let mut warnings = self.gbn.loss_warnings(&self.core);
         warnings.extend(self.fc.stuck_warnings(&self.core));
+        warnings.extend(crate::scenario::budget::widened_warnings(sc));
         let drain_rows = self.drain_rows();
         let mut rec = self.core.rec;
         let mut tables = Vec::new();
