@@ -111,52 +111,55 @@ impl Routes {
             list
         };
         let out_ports = csr(&mut out_count, &|p| ends(p).0);
-        let mut in_ports = csr(&mut in_count, &|p| ends(p).1);
-        // the search only follows ports whose transmitter is a switch (hosts never forward):
-        // keep those, in the same order
-        let mut kept = 0usize;
-        let mut in_start = vec![0u32; n + 1];
-        for v in 0..n {
-            let (lo, hi) = (in_count[v] as usize, in_count[v + 1] as usize);
-            for k in lo..hi {
-                let p = in_ports[k];
-                if sw_ix[ends(p as usize).0] != NONE {
-                    in_ports[kept] = p;
-                    kept += 1;
+        let in_ports = csr(&mut in_count, &|p| ends(p).1);
+        // the search only follows ports between switches (hosts never forward, and only
+        // switches are ever reached): per switch (by switch index), the ports arriving from
+        // switches in port order, each with its transmitter's switch index
+        let mut sw_in_start = vec![0u32; n_sw + 1];
+        let mut sw_in_port = Vec::new();
+        let mut sw_in_from = Vec::new();
+        for (v, &node) in sw_node.iter().enumerate() {
+            let node = node as usize;
+            for &p in &in_ports[in_count[node] as usize..in_count[node + 1] as usize] {
+                let from = sw_ix[ends(p as usize).0];
+                if from != NONE {
+                    sw_in_port.push(p);
+                    sw_in_from.push(from);
                 }
             }
-            in_start[v + 1] = kept as u32;
+            sw_in_start[v + 1] = sw_in_port.len() as u32;
         }
-        in_ports.truncate(kept);
-        let in_count = in_start;
+        drop(in_ports);
         let (col, n_dst) = dest_columns(nodes, &sw_ix, &nic, &peer);
         let mut next = vec![NONE; n_dst * n_sw];
         let mut dist = vec![FAR; n_dst * n_sw];
-        let mut frontier = Vec::new();
-        let mut following = Vec::new();
+        let mut frontier: Vec<u32> = Vec::new();
+        let mut following: Vec<u32> = Vec::new();
         for s in 0..n_sw {
             if col[s] == NONE {
                 continue;
             }
-            // breadth-first from switch s over the ports arriving at each node, in port order;
-            // only switches forward
+            // breadth-first from switch s over the ports arriving at each switch, in port
+            // order; only switches forward
             let base = col[s] as usize * n_sw;
-            let row = |u: usize| base + u;
-            dist[row(s)] = 0;
+            let (dist, next) = (&mut dist[base..base + n_sw], &mut next[base..base + n_sw]);
+            dist[s] = 0;
             frontier.clear();
-            frontier.push(sw_node[s] as usize);
+            frontier.push(s as u32);
             let mut d = 0u16;
             while !frontier.is_empty() {
                 d = d.saturating_add(1);
                 following.clear();
                 for &v in &frontier {
-                    for &p in &in_ports[in_count[v] as usize..in_count[v + 1] as usize] {
-                        let u = peer[p as usize ^ 1] as usize; // the transmitter of p
-                        let ui = sw_ix[u];
-                        if ui != NONE && dist[row(ui as usize)] == FAR {
-                            dist[row(ui as usize)] = d;
-                            next[row(ui as usize)] = p;
-                            following.push(u);
+                    let (lo, hi) = (
+                        sw_in_start[v as usize] as usize,
+                        sw_in_start[v as usize + 1] as usize,
+                    );
+                    for (&p, &ui) in sw_in_port[lo..hi].iter().zip(&sw_in_from[lo..hi]) {
+                        if dist[ui as usize] == FAR {
+                            dist[ui as usize] = d;
+                            next[ui as usize] = p;
+                            following.push(ui);
                         }
                     }
                 }
