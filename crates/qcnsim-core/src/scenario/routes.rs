@@ -372,7 +372,7 @@ pub fn check_budget(
         format!("\"{}\"", show(budget as u128)),
         format!(
             "a budget that holds this network's routing tables, about {} ({n_sw} switches × \
-             {n_dst} switches with hosts × 6 B, docs/models/topology.md \"Routing\"), before \
+             {n_dst} switches with hosts × 6 B, docs/models/topology.md \"Route tables: memory\"), before \
              anything else the run needs: raise metrics.memory_budget or build a smaller network",
             show(bytes)
         ),
