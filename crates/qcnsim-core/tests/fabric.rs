@@ -269,7 +269,7 @@ fn hundred_thousand_hosts_validate_in_bounded_memory() {
                   [routing]\nmode = \"ecmp\"\n[[flows]]\nsrc = \"h0\"\ndst = \"h99999\"\nrate = \"1Gbps\"\n";
     let sc = load(fabric, &[]);
     assert_eq!(sc.nodes.len(), 100_000 + 2016);
-    // 2016^2 (next port, distance) entries plus per-node and per-port arrays: ~30 MB, where a
+    // 2016 x 2000 (next port, distance) entries plus per-node and per-port arrays: ~28 MB, where a
     // nodes x nodes table would take 41 GB
     assert!(
         sc.routes.bytes() < 40_000_000,
@@ -297,4 +297,147 @@ fn the_documented_fabric_example_runs() {
     let out = common::run(text, &["meta.duration=\"2ms\""], None);
     let flows = common::table(&out, "flows");
     assert!(common::i64s(flows, "rx_bytes").iter().all(|&b| b > 0));
+}
+
+/// Brute force: hops from every node to host `dst` where only switches forward (breadth-first
+/// over the reversed ports), `u32::MAX` where unreachable.
+fn hops_to_host(sc: &Scenario, dst: usize) -> Vec<u32> {
+    let mut d = vec![u32::MAX; sc.nodes.len()];
+    d[dst] = 0;
+    let mut frontier = vec![dst];
+    while !frontier.is_empty() {
+        let mut next = Vec::new();
+        for p in 0..sc.n_ports() {
+            let (u, w) = sc.port_ends(p);
+            let forwards = w == dst || sc.nodes[w].kind == NodeKind::Switch;
+            if forwards && frontier.contains(&w) && d[u] == u32::MAX {
+                d[u] = d[w] + 1;
+                next.push(u);
+            }
+        }
+        next.sort_unstable();
+        next.dedup();
+        frontier = next;
+    }
+    d
+}
+
+/// Every switch's ECMP candidates, next port and hop count towards every host agree with a
+/// brute-force shortest-path computation (candidates: the ports whose peer is one hop closer).
+fn routes_agree_with_brute_force(sc: &Scenario) {
+    let hosts: Vec<usize> = (0..sc.nodes.len())
+        .filter(|&h| sc.nodes[h].kind == NodeKind::Host)
+        .collect();
+    let mut cand = Vec::new();
+    let mut checked = 0;
+    for &dst in &hosts {
+        let d = hops_to_host(sc, dst);
+        for u in 0..sc.nodes.len() {
+            if u == dst {
+                assert_eq!(sc.routes.next(u, dst), None);
+                continue;
+            }
+            let want: Vec<u32> = (0..sc.n_ports())
+                .filter(|&p| {
+                    let (a, w) = sc.port_ends(p);
+                    a == u && d[u] != u32::MAX && d[w] != u32::MAX && d[w] + 1 == d[u]
+                })
+                .map(|p| p as u32)
+                .collect();
+            let next = sc.routes.next(u, dst);
+            if sc.nodes[u].kind == NodeKind::Host {
+                // a host sends on its NIC when that leads to dst
+                assert_eq!(next.is_some(), d[u] != u32::MAX, "host {u} -> {dst}");
+                continue;
+            }
+            sc.routes.candidates(u, dst, &mut cand);
+            assert_eq!(cand, want, "candidates of {u} towards {dst}");
+            match next {
+                Some(p) => assert!(want.contains(&(p as u32)), "next of {u} towards {dst}"),
+                None => assert!(want.is_empty(), "{u} reaches {dst}"),
+            }
+            let hops = sc.routes.hops_to(u, dst).map(|h| h as u32 + 1);
+            assert_eq!(hops, (d[u] != u32::MAX).then_some(d[u]), "{u} -> {dst}");
+            checked += want.len();
+        }
+    }
+    assert!(checked > 0);
+}
+
+/// Issue 27: routes of a small fat-tree (one link cut), a leaf-spine with parallel links and
+/// an arbitrary random graph of switches agree with a brute-force shortest-path ECMP
+/// computation.
+#[test]
+fn routes_agree_with_brute_force_shortest_paths() {
+    let ft = "[meta]\nduration = \"1ms\"\n[topology]\nkind = \"fat-tree\"\nk = 4\n\
+              [topology.links.\"agg0-core0\"]\ncut = true\n\
+              [[flows]]\nsrc = \"h0\"\ndst = \"h15\"\nrate = \"1Gbps\"\n";
+    routes_agree_with_brute_force(&load(ft, &[]));
+    let ls = "[meta]\nduration = \"1ms\"\n[topology]\nleaves = 4\nspines = 3\nhosts_per_leaf = 2\n\
+              links_per_spine = 2\n[[flows]]\nsrc = \"h0\"\ndst = \"h7\"\nrate = \"1Gbps\"\n";
+    routes_agree_with_brute_force(&load(ls, &[]));
+    // arbitrary graphs: 9 switches with random links (parallel ones too), 10 single-homed
+    // hosts, one host on a switch cut off from the rest
+    for seed in 1..=4u64 {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut t = String::from(
+            "[meta]\nduration = \"1ms\"\n[[switches]]\nname = \"s{i}\"\ncount = 9\n\
+                                   [[hosts]]\nname = \"h{i}\"\ncount = 10\n",
+        );
+        for _ in 0..14 {
+            let (a, b) = (rnd(8), rnd(8));
+            if a != b {
+                t += &format!("[[links]]\nbetween = [\"s{a}\", \"s{b}\"]\n");
+            }
+        }
+        for h in 0..9 {
+            t += &format!("[[links]]\nbetween = [\"h{h}\", \"s{}\"]\n", rnd(8));
+        }
+        t += "[[links]]\nbetween = [\"h9\", \"s8\"]\n";
+        routes_agree_with_brute_force(&load(&t, &[]));
+    }
+}
+
+/// Issue 27: routing tables that alone exceed `metrics.memory_budget` are refused before they
+/// are allocated, with the estimate and the budget in the message: a leaf-spine of 100,000
+/// leaves (100,002 switches x 100,000 with hosts x 6 B = 60 GB) under the default budget, and a
+/// k = 16 fat-tree (320 x 128 switches) under a 100 KB budget.
+#[test]
+fn routing_tables_over_the_budget_are_refused_before_allocating() {
+    let big =
+        "[meta]\nduration = \"1ms\"\n[topology]\nleaves = 100000\nspines = 2\nhosts_per_leaf = 1\n\
+               [[flows]]\nsrc = \"h0\"\ndst = \"h99999\"\nrate = \"1Gbps\"\n";
+    let e = scenario::load(big, &[]).expect_err("60 GB of routes refused");
+    assert_eq!(e.path, "metrics.memory_budget");
+    let msg = e.to_string();
+    assert!(msg.contains("2.0 GiB"), "{msg}");
+    assert!(msg.contains("55.9 GiB"), "{msg}");
+    assert!(
+        msg.contains("100002 switches × 100000 switches with hosts"),
+        "{msg}"
+    );
+    let ft = "[meta]\nduration = \"1ms\"\n[topology]\nkind = \"fat-tree\"\nk = 16\n\
+              [[flows]]\nsrc = \"h0\"\ndst = \"h1023\"\nrate = \"1Gbps\"\n";
+    let e = scenario::load(ft, &["metrics.memory_budget=100KB".to_string()])
+        .expect_err("routes over 100 KB refused");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("320 switches × 128 switches with hosts"),
+        "{msg}"
+    );
+    // and the estimate is what the tables then take
+    let sc = load(ft, &[]);
+    let (est, n_sw, n_dst) = scenario::routes::estimate(&sc.nodes, &sc.links);
+    assert_eq!((n_sw, n_dst), (320, 128));
+    assert!(
+        est >= sc.routes.bytes() as u128,
+        "{est} < {}",
+        sc.routes.bytes()
+    );
 }

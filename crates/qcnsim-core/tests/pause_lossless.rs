@@ -387,3 +387,47 @@ proptest! {
         prop_assert!(i64s(sb, "drop_headroom_frames").iter().all(|&d| d == 0));
     }
 }
+
+/// Issue 27: the per-port facts gathered in one pass (`flow_control::PortFlows`) are those of
+/// the scans of every flow per port and every port per node they replace: feeders (multicast
+/// trees included), input ports, the largest frame sent on each port, and the headroom of
+/// each shared-buffer switch.
+#[test]
+fn port_facts_gathered_once_match_the_scans() {
+    let root = env!("CARGO_MANIFEST_DIR").to_string() + "/../../scenarios/";
+    let mut seen_feeders = 0;
+    for (file, variant) in [
+        ("fabric-websearch.toml", "pfc-50"),
+        ("multicast-star.toml", "standard-shared100-qeq50"),
+        ("pfc-victim.toml", "pfc-qcn"),
+        ("dcqcn-incast.toml", "dcqcn"),
+    ] {
+        let text = std::fs::read_to_string(root.clone() + file).unwrap();
+        let sc = scenario::load(&text, &[format!("meta.variant={variant}")])
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let pf = flow_control::PortFlows::new(&sc);
+        for p in 0..sc.n_ports() {
+            assert_eq!(pf.feeders(p), flow_control::feeders(&sc, p), "{file} {p}");
+            seen_feeders += pf.feeders(p).len();
+            assert_eq!(
+                flow_control::link_headroom_in(&sc, &pf, p).sender_max_frame,
+                flow_control::port_max_frame(&sc, p),
+                "{file} {p}"
+            );
+        }
+        for n in 0..sc.nodes.len() {
+            assert_eq!(pf.input_ports(n), flow_control::input_ports(&sc, n));
+            let (ins, outs) = scenario::buffer::switch_ports(&sc, n);
+            assert_eq!(
+                (pf.input_ports(n), pf.output_ports(n)),
+                (&ins[..], &outs[..])
+            );
+        }
+        assert_eq!(pf.max_frame, flow_control::max_frame(&sc));
+        assert_eq!(
+            pf.min_frame,
+            sc.flows.iter().map(|f| f.frame_bytes).min().unwrap_or(64)
+        );
+    }
+    assert!(seen_feeders > 0);
+}

@@ -116,15 +116,15 @@ pub fn switch_ports(sc: &Scenario, n: usize) -> (Vec<PortIx>, Vec<PortIx>) {
     (ins, outs)
 }
 
-/// Smallest data frame of any flow (64 B when there are none).
-fn min_frame(sc: &Scenario) -> u32 {
-    sc.flows.iter().map(|f| f.frame_bytes).min().unwrap_or(64)
-}
-
 /// Bytes of headroom that input link `i` of a switch needs for a lossless PG: the bytes that can
 /// still arrive after XOFF ([`pause::headroom_bound`]) plus the frame that triggered it.
 pub fn needed_pg_headroom(sc: &Scenario, i: PortIx) -> u64 {
-    let h = flow_control::link_headroom(sc, i);
+    needed_pg_headroom_in(sc, &flow_control::PortFlows::new(sc), i)
+}
+
+/// [`needed_pg_headroom`] with the flows' per-port facts gathered once in `pf`.
+pub fn needed_pg_headroom_in(sc: &Scenario, pf: &flow_control::PortFlows, i: PortIx) -> u64 {
+    let h = flow_control::link_headroom_in(sc, pf, i);
     pause::headroom_bound(&h) + h.sender_max_frame as u64
 }
 
@@ -141,16 +141,21 @@ pub fn cells_for(bytes: u64, cell: u32, min_frame: u32) -> u64 {
 /// The memory configuration of shared-buffer switch `n`. PG `k * nc + class` is input port
 /// `ins[k]`'s priority group `class`; queue `k * nc + class` is output port `outs[k]`'s.
 pub fn mmu_config(sc: &Scenario, n: usize) -> MmuConfig {
+    mmu_config_in(sc, &flow_control::PortFlows::new(sc), n)
+}
+
+/// [`mmu_config`] with the flows' per-port facts gathered once in `pf`.
+pub fn mmu_config_in(sc: &Scenario, pf: &flow_control::PortFlows, n: usize) -> MmuConfig {
     let b = &sc.buffer;
     let cell = b.cell as u64;
     let fc = &sc.fc;
     let nc = fc.classes();
-    let (ins, outs) = switch_ports(sc, n);
+    let (ins, outs) = (pf.input_ports(n), pf.output_ports(n));
     let sends = fc.is_on() && fc.switches[n];
     let mut pg_reserved = Vec::new();
     let mut pg_headroom = Vec::new();
     let mut pg_lossless = Vec::new();
-    for &i in &ins {
+    for &i in ins {
         for c in 0..nc {
             let lossless = sends && fc.lossless[c];
             pg_reserved.push(b.ingress_reserved / cell);
@@ -160,7 +165,7 @@ pub fn mmu_config(sc: &Scenario, n: usize) -> MmuConfig {
             } else {
                 match b.headroom {
                     Some(h) => h / cell,
-                    None => cells_for(needed_pg_headroom(sc, i), b.cell, min_frame(sc)),
+                    None => cells_for(needed_pg_headroom_in(sc, pf, i), b.cell, pf.min_frame),
                 }
             });
         }
@@ -276,13 +281,14 @@ pub fn headroom_short(sc: &Scenario) -> Vec<(usize, PortIx, usize, u64, u64)> {
         return out;
     }
     let h = h / b.cell as u64 * b.cell as u64;
+    let pf = flow_control::PortFlows::new(sc);
     for n in 0..sc.nodes.len() {
         if !b.has(n) || !fc.switches[n] {
             continue;
         }
-        for &i in &switch_ports(sc, n).0 {
-            let need = needed_pg_headroom(sc, i);
-            let need_mem = cells_for(need, b.cell, min_frame(sc)) * b.cell as u64;
+        for &i in pf.input_ports(n) {
+            let need = needed_pg_headroom_in(sc, &pf, i);
+            let need_mem = cells_for(need, b.cell, pf.min_frame) * b.cell as u64;
             for c in 0..fc.classes() {
                 if fc.lossless[c] && h < need_mem {
                     out.push((n, i, c, h, need_mem));
@@ -307,11 +313,12 @@ pub fn check(sc: &Scenario) -> Res<()> {
             "\"pg\" (the pool scope pauses inputs at flow_control.xoff: set flow_control.mode)",
         ));
     }
+    let pf = flow_control::PortFlows::new(sc);
     for n in 0..sc.nodes.len() {
         if sc.nodes[n].kind != NodeKind::Switch || !b.has(n) {
             continue;
         }
-        let cfg = mmu_config(sc, n);
+        let cfg = mmu_config_in(sc, &pf, n);
         if let Err(e) = Mmu::new(cfg) {
             return Err(ScenarioError::new(
                 "shared_buffer.size",

@@ -130,6 +130,100 @@ impl FlowControlSpec {
     }
 }
 
+/// What the headroom computations need of the flows and the ports, gathered in one pass over
+/// the flows' paths and one over the ports (instead of a scan of every flow per port and of
+/// every port per switch): per port the largest data frame through it and its feeders, per
+/// node its input and output ports in port order.
+pub struct PortFlows {
+    data_max: Vec<u32>,
+    feed_start: Vec<u32>,
+    feed: Vec<PortIx>,
+    in_start: Vec<u32>,
+    ins: Vec<PortIx>,
+    out_start: Vec<u32>,
+    outs: Vec<PortIx>,
+    /// Largest and smallest data frame of any flow (1500 B and 64 B when there are none).
+    pub max_frame: u32,
+    pub min_frame: u32,
+}
+
+impl PortFlows {
+    pub fn new(sc: &Scenario) -> PortFlows {
+        let np = sc.n_ports();
+        let n = sc.nodes.len();
+        let mut data_max = vec![0u32; np];
+        let mut pairs: Vec<(PortIx, PortIx)> = Vec::new();
+        for f in &sc.flows {
+            for (h, &p) in f.path.iter().enumerate() {
+                data_max[p] = data_max[p].max(f.frame_bytes);
+                if h > 0 {
+                    let prev = if f.tree_parent.is_empty() {
+                        h - 1
+                    } else {
+                        f.tree_parent[h] as usize
+                    };
+                    pairs.push((p, f.path[prev]));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut feed_start = vec![0u32; np + 1];
+        for &(e, _) in &pairs {
+            feed_start[e + 1] += 1;
+        }
+        for e in 0..np {
+            feed_start[e + 1] += feed_start[e];
+        }
+        let feed = pairs.into_iter().map(|(_, i)| i).collect();
+        let csr = |key: &dyn Fn(PortIx) -> usize| {
+            let mut start = vec![0u32; n + 1];
+            for p in 0..np {
+                start[key(p) + 1] += 1;
+            }
+            for v in 0..n {
+                start[v + 1] += start[v];
+            }
+            let mut fill = start.clone();
+            let mut list = vec![0; np];
+            for p in 0..np {
+                let k = key(p);
+                list[fill[k] as usize] = p;
+                fill[k] += 1;
+            }
+            (start, list)
+        };
+        let (in_start, ins) = csr(&|p| sc.port_ends(p).1);
+        let (out_start, outs) = csr(&|p| sc.port_ends(p).0);
+        PortFlows {
+            data_max,
+            feed_start,
+            feed,
+            in_start,
+            ins,
+            out_start,
+            outs,
+            max_frame: max_frame(sc),
+            min_frame: sc.flows.iter().map(|f| f.frame_bytes).min().unwrap_or(64),
+        }
+    }
+
+    /// The feeders of egress port `e` (as [`feeders`]).
+    pub fn feeders(&self, e: PortIx) -> &[PortIx] {
+        &self.feed[self.feed_start[e] as usize..self.feed_start[e + 1] as usize]
+    }
+
+    /// The ports that transmit into node `n` (as [`input_ports`]).
+    pub fn input_ports(&self, n: usize) -> &[PortIx] {
+        &self.ins[self.in_start[n] as usize..self.in_start[n + 1] as usize]
+    }
+
+    /// The ports node `n` transmits on, in port order.
+    pub fn output_ports(&self, n: usize) -> &[PortIx] {
+        &self.outs[self.out_start[n] as usize..self.out_start[n + 1] as usize]
+    }
+}
+
 /// Largest data frame of any flow (1500 B when there are none).
 pub fn max_frame(sc: &Scenario) -> u32 {
     sc.flows.iter().map(|f| f.frame_bytes).max().unwrap_or(1500)
@@ -146,6 +240,11 @@ pub fn port_max_frame(sc: &Scenario, p: PortIx) -> u32 {
         .map(|f| f.frame_bytes)
         .max()
         .unwrap_or(0);
+    with_control_frames(sc, p, data)
+}
+
+/// [`port_max_frame`] from the data frames' maximum `data` on port `p`.
+fn with_control_frames(sc: &Scenario, p: PortIx, data: u32) -> u32 {
     let cnm = if sc.cc == super::CcMode::Qcn && sc.is_switch_port(p) {
         sc.qcn.cnm_bytes
     } else if sc.cc == super::CcMode::Dcqcn {
@@ -187,6 +286,11 @@ pub fn feeders(sc: &Scenario, e: PortIx) -> Vec<PortIx> {
 
 /// Headroom bound of input link `i` (port `i` transmits into a switch that sends flow control).
 pub fn link_headroom(sc: &Scenario, i: PortIx) -> LinkHeadroom {
+    link_headroom_in(sc, &PortFlows::new(sc), i)
+}
+
+/// [`link_headroom`] with the flows' per-port facts gathered once in `pf`.
+pub fn link_headroom_in(sc: &Scenario, pf: &PortFlows, i: PortIx) -> LinkHeadroom {
     let link = &sc.links[i / 2];
     let (_, sw) = sc.port_ends(i);
     let fc = &sc.fc;
@@ -204,8 +308,8 @@ pub fn link_headroom(sc: &Scenario, i: PortIx) -> LinkHeadroom {
         prop_ps: link.delay + link.extra_delay,
         latency_ps: sc.nodes[sw].latency,
         response_ps: fc.response_ps(link.rate_bps),
-        sender_max_frame: port_max_frame(sc, i),
-        reverse_max_frame: port_max_frame(sc, i ^ 1),
+        sender_max_frame: with_control_frames(sc, i, pf.data_max[i]),
+        reverse_max_frame: with_control_frames(sc, i ^ 1, pf.data_max[i ^ 1]),
         other_fc_frames: fc.n_lossless().saturating_sub(1) as u32,
         overhead_bytes: link.preamble_bytes + link.ifg_bytes,
     }
@@ -219,11 +323,12 @@ pub fn link_headroom(sc: &Scenario, i: PortIx) -> LinkHeadroom {
 /// - ingress watermarks: each feeder may hold up to XOFF + one frame + its bound, all of it
 ///   possibly in `e`: `e` needs `n * (frame + XOFF) + sum of bounds - XOFF` above XOFF.
 pub fn needed_headroom(sc: &Scenario, e: PortIx) -> u64 {
-    let feeders = feeders(sc, e);
-    let mf = max_frame(sc) as u64;
+    let pf = PortFlows::new(sc);
+    let feeders = pf.feeders(e);
+    let mf = pf.max_frame as u64;
     let bounds: u64 = feeders
         .iter()
-        .map(|&i| pause::headroom_bound(&link_headroom(sc, i)))
+        .map(|&i| pause::headroom_bound(&link_headroom_in(sc, &pf, i)))
         .sum();
     match sc.fc.watermark {
         WatermarkMode::Egress | WatermarkMode::Global => mf + bounds,

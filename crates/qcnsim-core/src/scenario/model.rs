@@ -347,7 +347,7 @@ pub struct Scenario {
     pub buffer: buffer::SharedBufferSpec,
     pub metrics: MetricsSpec,
     pub analysis: AnalysisSpec,
-    /// Routing tables (switch × switch plus host attachments; scenario/routes.rs).
+    /// Routing tables (switch × destination switch plus host attachments; scenario/routes.rs).
     pub routes: Routes,
     /// `[routing]`: how flows without an explicit path are routed.
     pub routing: RoutingSpec,

@@ -43,6 +43,9 @@ pub(super) fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scen
     let def = links::read_defaults(&mut r, &mut resolved)?;
     let (nodes, index) = links::read_nodes(&mut r, &def, &mut resolved)?;
     let links = links::read_links(&mut r, &def, &nodes, &index, &mut resolved)?;
+    // the routing tables are the first thing sized by the network: refuse them before
+    // allocating when they alone exceed the memory budget
+    super::routes::check_budget(&nodes, &links, super::routes::document_budget(&root))?;
     let mut sc = skeleton(meta.name, meta.duration, meta.seed, nodes, links, index);
     sc.drain_until = meta.drain_until;
     sc.nic_round_robin = def.nic_rr;

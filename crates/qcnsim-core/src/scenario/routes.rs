@@ -1,10 +1,13 @@
 //! Routing tables (docs/models/topology.md, "Routing").
 //!
 //! Memory scales with what is routed, not with hosts squared: a host has one link, so every
-//! path towards a host crosses the switch it is attached to. The tables hold, per pair of
-//! switches, the shortest-path next port and the hop distance (switch × switch), and per host
-//! its attachment (node and port); the next port from any node towards any host is computed
-//! from them on demand. 100,000 hosts on a few hundred switches take a few megabytes.
+//! path towards a host crosses the switch it is attached to. The tables hold, per switch and
+//! per destination switch (a switch some host hangs off), the shortest-path next port and the
+//! hop distance (switches × destination switches, column by column: one breadth-first search
+//! fills one contiguous column), and per host its attachment (node and port); the next port
+//! from any node towards any host is computed from them on demand. 100,000 hosts on a few
+//! hundred switches take a few megabytes; a k = 64 fat-tree (5,120 switches, 2,048 edge
+//! switches) 63 MB.
 //!
 //! Shortest path: fewest hops, ties to the port found first by a breadth-first search from the
 //! destination over the ports in link order (the behaviour of the former hosts × nodes table,
@@ -24,10 +27,15 @@ pub struct Routes {
     sw_ix: Vec<u32>,
     /// Switch index -> node.
     sw_node: Vec<u32>,
-    /// next[u * n_sw + s]: the shortest-path port from switch u towards switch s (NONE when
-    /// u == s or unreachable).
+    /// Switch index -> its column in `next` / `dist` when a host hangs off it (a destination
+    /// switch), else NONE: only paths towards hosts are routed, and they all end at one.
+    col: Vec<u32>,
+    /// next[c * n_sw + u]: the shortest-path port from switch u towards destination switch
+    /// column c (NONE when u is that switch or cannot reach it). Column-major: the breadth-first
+    /// search of one destination writes one contiguous column.
     next: Vec<u32>,
-    /// dist[u * n_sw + s]: hops from switch u to switch s through switches (FAR: unreachable).
+    /// dist[c * n_sw + u]: hops from switch u to destination switch column c through switches
+    /// (FAR: unreachable).
     dist: Vec<u16>,
     /// Per node: its first port (a host's NIC port), NONE without links.
     nic: Vec<u32>,
@@ -103,47 +111,55 @@ impl Routes {
             list
         };
         let out_ports = csr(&mut out_count, &|p| ends(p).0);
-        let mut in_ports = csr(&mut in_count, &|p| ends(p).1);
-        // the search only follows ports whose transmitter is a switch (hosts never forward):
-        // keep those, in the same order
-        let mut kept = 0usize;
-        let mut in_start = vec![0u32; n + 1];
-        for v in 0..n {
-            let (lo, hi) = (in_count[v] as usize, in_count[v + 1] as usize);
-            for k in lo..hi {
-                let p = in_ports[k];
-                if sw_ix[ends(p as usize).0] != NONE {
-                    in_ports[kept] = p;
-                    kept += 1;
+        let in_ports = csr(&mut in_count, &|p| ends(p).1);
+        // the search only follows ports between switches (hosts never forward, and only
+        // switches are ever reached): per switch (by switch index), the ports arriving from
+        // switches in port order, each with its transmitter's switch index
+        let mut sw_in_start = vec![0u32; n_sw + 1];
+        let mut sw_in_port = Vec::new();
+        let mut sw_in_from = Vec::new();
+        for (v, &node) in sw_node.iter().enumerate() {
+            let node = node as usize;
+            for &p in &in_ports[in_count[node] as usize..in_count[node + 1] as usize] {
+                let from = sw_ix[ends(p as usize).0];
+                if from != NONE {
+                    sw_in_port.push(p);
+                    sw_in_from.push(from);
                 }
             }
-            in_start[v + 1] = kept as u32;
+            sw_in_start[v + 1] = sw_in_port.len() as u32;
         }
-        in_ports.truncate(kept);
-        let in_count = in_start;
-        let mut next = vec![NONE; n_sw * n_sw];
-        let mut dist = vec![FAR; n_sw * n_sw];
-        let mut frontier = Vec::new();
-        let mut following = Vec::new();
+        drop(in_ports);
+        let (col, n_dst) = dest_columns(nodes, &sw_ix, &nic, &peer);
+        let mut next = vec![NONE; n_dst * n_sw];
+        let mut dist = vec![FAR; n_dst * n_sw];
+        let mut frontier: Vec<u32> = Vec::new();
+        let mut following: Vec<u32> = Vec::new();
         for s in 0..n_sw {
-            // breadth-first from switch s over the ports arriving at each node, in port order;
-            // only switches forward
-            let row = |u: usize| u * n_sw + s;
-            dist[row(s)] = 0;
+            if col[s] == NONE {
+                continue;
+            }
+            // breadth-first from switch s over the ports arriving at each switch, in port
+            // order; only switches forward
+            let base = col[s] as usize * n_sw;
+            let (dist, next) = (&mut dist[base..base + n_sw], &mut next[base..base + n_sw]);
+            dist[s] = 0;
             frontier.clear();
-            frontier.push(sw_node[s] as usize);
+            frontier.push(s as u32);
             let mut d = 0u16;
             while !frontier.is_empty() {
                 d = d.saturating_add(1);
                 following.clear();
                 for &v in &frontier {
-                    for &p in &in_ports[in_count[v] as usize..in_count[v + 1] as usize] {
-                        let u = ends(p as usize).0;
-                        let ui = sw_ix[u];
-                        if ui != NONE && dist[row(ui as usize)] == FAR {
-                            dist[row(ui as usize)] = d;
-                            next[row(ui as usize)] = p;
-                            following.push(u);
+                    let (lo, hi) = (
+                        sw_in_start[v as usize] as usize,
+                        sw_in_start[v as usize + 1] as usize,
+                    );
+                    for (&p, &ui) in sw_in_port[lo..hi].iter().zip(&sw_in_from[lo..hi]) {
+                        if dist[ui as usize] == FAR {
+                            dist[ui as usize] = d;
+                            next[ui as usize] = p;
+                            following.push(ui);
                         }
                     }
                 }
@@ -153,6 +169,7 @@ impl Routes {
         Routes {
             sw_ix,
             sw_node,
+            col,
             next,
             dist,
             nic,
@@ -166,20 +183,24 @@ impl Routes {
     pub fn bytes(&self) -> usize {
         self.next.len() * 4
             + self.dist.len() * 2
-            + (self.sw_ix.len() + self.sw_node.len() + self.nic.len()) * 4
+            + (self.sw_ix.len() + self.sw_node.len() + self.col.len() + self.nic.len()) * 4
             + (self.out_start.len() + self.out_ports.len() + self.peer.len()) * 4
     }
 
-    /// The switch a host hangs off and the port from it to the host, if the host's link goes
-    /// to a switch.
+    /// The switch a host hangs off (its switch index), the offset of that switch's column in
+    /// `next` / `dist`, and the port from it to the host, if the host's link goes to a switch.
     #[inline]
-    fn attach(&self, host: usize) -> Option<(usize, u32)> {
+    fn attach(&self, host: usize) -> Option<(usize, usize, u32)> {
         let p = self.nic[host];
         if p == NONE {
             return None;
         }
         let s = self.sw_ix[self.peer[p as usize] as usize];
-        (s != NONE).then_some((s as usize, (p ^ 1)))
+        if s == NONE {
+            return None;
+        }
+        let c = self.col[s as usize] as usize * self.sw_node.len();
+        Some((s as usize, c, p ^ 1))
     }
 
     /// Shortest-path egress port from `node` towards host `dst`.
@@ -188,7 +209,6 @@ impl Routes {
         if node == dst {
             return None;
         }
-        let n_sw = self.sw_node.len();
         let ui = self.sw_ix[node];
         if ui == NONE {
             // a host sends on its only link, if that leads towards dst
@@ -199,11 +219,11 @@ impl Routes {
             let w = self.peer[p as usize] as usize;
             return (w == dst || self.next(w, dst).is_some()).then_some(p as usize);
         }
-        let (s, last) = self.attach(dst)?;
+        let (s, c, last) = self.attach(dst)?;
         if s == ui as usize {
             return Some(last as usize);
         }
-        let p = self.next[ui as usize * n_sw + s];
+        let p = self.next[c + ui as usize];
         (p != NONE).then_some(p as usize)
     }
 
@@ -225,12 +245,11 @@ impl Routes {
     /// into `out` (cleared first). Empty for a host or when `dst` is unreachable.
     pub fn candidates(&self, node: usize, dst: usize, out: &mut Vec<u32>) {
         out.clear();
-        let n_sw = self.sw_node.len();
         let ui = self.sw_ix[node];
         if ui == NONE || node == dst {
             return;
         }
-        let Some((s, last)) = self.attach(dst) else {
+        let Some((s, c, last)) = self.attach(dst) else {
             return;
         };
         let ui = ui as usize;
@@ -238,7 +257,7 @@ impl Routes {
             out.push(last);
             return;
         }
-        let d = self.dist[ui * n_sw + s];
+        let d = self.dist[c + ui];
         if d == FAR {
             return;
         }
@@ -247,7 +266,7 @@ impl Routes {
         for &p in ports {
             let v = self.peer[p as usize] as usize;
             let vi = self.sw_ix[v];
-            if vi != NONE && self.dist[vi as usize * n_sw + s] + 1 == d {
+            if vi != NONE && self.dist[c + vi as usize] + 1 == d {
                 out.push(p);
             }
         }
@@ -257,11 +276,11 @@ impl Routes {
     /// for a host or when unreachable.
     pub fn hops_to(&self, node: usize, dst: usize) -> Option<u16> {
         let ui = self.sw_ix[node];
-        let (s, _) = self.attach(dst)?;
+        let (_, c, _) = self.attach(dst)?;
         if ui == NONE {
             return None;
         }
-        let d = self.dist[ui as usize * self.sw_node.len() + s];
+        let d = self.dist[c + ui as usize];
         (d != FAR).then_some(d)
     }
 
@@ -294,6 +313,95 @@ impl Routes {
         }
         Some(path)
     }
+}
+
+/// The bytes [`Routes::compute`] allocates for `nodes` and `links`, counted before allocating:
+/// the switches, the destination switches (those a host's first link leads to) and the
+/// tables' `switches × destination switches × 6 B` plus the per-node and per-port arrays.
+/// Returns (bytes, switches, destination switches).
+pub fn estimate(nodes: &[NodeSpec], links: &[LinkSpec]) -> (u128, usize, usize) {
+    let n = nodes.len();
+    let is_sw = |i: usize| nodes[i].kind == NodeKind::Switch;
+    let n_sw = (0..n).filter(|&i| is_sw(i)).count();
+    // a host's first port is on the first link that names it (ports 2l: a -> b, 2l+1: b -> a)
+    let mut first = vec![NONE; n];
+    for k in links {
+        for (from, to) in [(k.a, k.b), (k.b, k.a)] {
+            if first[from] == NONE {
+                first[from] = to as u32;
+            }
+        }
+    }
+    let mut is_dst = vec![false; n];
+    for h in (0..n).filter(|&h| !is_sw(h)) {
+        if first[h] != NONE && is_sw(first[h] as usize) {
+            is_dst[first[h] as usize] = true;
+        }
+    }
+    let n_dst = is_dst.iter().filter(|&&d| d).count();
+    let np = links.len() as u128 * 2;
+    let bytes = n_dst as u128 * n_sw as u128 * 6
+        + (2 * n as u128 + 2 * n_sw as u128) * 4
+        + (n as u128 + 1 + 2 * np) * 4;
+    (bytes, n_sw, n_dst)
+}
+
+/// `metrics.memory_budget` as written in the document (before `[metrics]` is read; a value
+/// that does not parse is reported by `[metrics]`'s reader and counts as the default here).
+pub fn document_budget(root: &toml::Table) -> u64 {
+    root.get("metrics")
+        .and_then(|m| m.get("memory_budget"))
+        .and_then(|b| b.as_str())
+        .and_then(|b| crate::units::parse_bytes(b).ok())
+        .unwrap_or(super::budget::DEFAULT_MEMORY_BUDGET)
+}
+
+/// Refuse, before allocating them, routing tables larger than `budget` (`metrics.memory_budget`).
+pub fn check_budget(
+    nodes: &[NodeSpec],
+    links: &[LinkSpec],
+    budget: u64,
+) -> Result<(), super::ScenarioError> {
+    let (bytes, n_sw, n_dst) = estimate(nodes, links);
+    if bytes <= budget as u128 {
+        return Ok(());
+    }
+    let show = super::budget::fmt_bytes;
+    Err(super::ScenarioError::new(
+        "metrics.memory_budget",
+        format!("\"{}\"", show(budget as u128)),
+        format!(
+            "a budget that holds this network's routing tables, about {} ({n_sw} switches × \
+             {n_dst} switches with hosts × 6 B, docs/models/topology.md \"Route tables: memory\"), before \
+             anything else the run needs: raise metrics.memory_budget or build a smaller network",
+            show(bytes)
+        ),
+    ))
+}
+
+/// Per switch index, its column among the destination switches (those a host's first link
+/// leads to, as [`Routes::attach`] finds them), in switch order, else NONE; and their number.
+fn dest_columns(nodes: &[NodeSpec], sw_ix: &[u32], nic: &[u32], peer: &[u32]) -> (Vec<u32>, usize) {
+    let n_sw = sw_ix.iter().filter(|&&s| s != NONE).count();
+    let mut is_dst = vec![false; n_sw];
+    for (h, nd) in nodes.iter().enumerate() {
+        if nd.kind == NodeKind::Switch || nic[h] == NONE {
+            continue;
+        }
+        let s = sw_ix[peer[nic[h] as usize] as usize];
+        if s != NONE {
+            is_dst[s as usize] = true;
+        }
+    }
+    let mut col = vec![NONE; n_sw];
+    let mut n = 0u32;
+    for (c, d) in col.iter_mut().zip(&is_dst) {
+        if *d {
+            *c = n;
+            n += 1;
+        }
+    }
+    (col, n as usize)
 }
 
 /// SplitMix64's finaliser: a well-mixed 64-bit hash of one word.

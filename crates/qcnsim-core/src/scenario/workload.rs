@@ -170,6 +170,16 @@ fn hosts_and_rates(root: &Table) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// Host name -> its first index in `hosts` (what a linear search from the front finds), so
+/// that looking names up is not linear in the hosts.
+fn host_index(hosts: &[(String, f64)]) -> std::collections::HashMap<&str, usize> {
+    let mut m = std::collections::HashMap::with_capacity(hosts.len());
+    for (i, (h, _)) in hosts.iter().enumerate() {
+        m.entry(h.as_str()).or_insert(i);
+    }
+    m
+}
+
 /// The hosts attached to each switch of the document (by `[[links]]` between a host and a
 /// non-host), in host order.
 fn hosts_by_switch(
@@ -177,7 +187,8 @@ fn hosts_by_switch(
     hosts: &[(String, f64)],
 ) -> std::collections::HashMap<String, Vec<usize>> {
     let mut out: std::collections::HashMap<String, Vec<usize>> = Default::default();
-    let ix = |n: &str| hosts.iter().position(|(h, _)| h == n);
+    let by_name = host_index(hosts);
+    let ix = |n: &str| by_name.get(n).copied();
     if let Some(links) = root.get("links").and_then(|l| l.as_array()) {
         for l in links {
             let Some(b) = l.get("between").and_then(|b| b.as_array()) else {
@@ -263,11 +274,12 @@ pub fn generate(
     };
     let hosts = hosts_and_rates(root);
     let attached = hosts_by_switch(root, &hosts);
+    let by_name = host_index(&hosts);
     let pods = pods_of(topology, &attached);
     // a list entry names a host, a switch for the hosts attached to it (a place: a leaf, a
     // rack, an edge switch of a pod), or a generated fat-tree's pod (`pod0`, ...)
     let hosts_at = |t: &TableReader, key: &str, name: &str| -> Res<Vec<usize>> {
-        if let Some(i) = hosts.iter().position(|(n, _)| n == name) {
+        if let Some(&i) = by_name.get(name) {
             return Ok(vec![i]);
         }
         match attached.get(name).or_else(|| pods.get(name)) {
@@ -349,7 +361,7 @@ pub fn generate(
         Ok(p)
     };
     let host_ix = |t: &TableReader, key: &str, name: &str| -> Res<usize> {
-        hosts.iter().position(|(n, _)| n == name).ok_or_else(|| {
+        by_name.get(name).copied().ok_or_else(|| {
             t.err(
                 key,
                 format!("{name:?}"),
@@ -819,6 +831,8 @@ fn class_load(
     if !matched.iter().any(|&m| m) {
         return Err("a pattern matching the name of at least one link, \"A-B\" (\"*\" matches any text, e.g. \"leaf*-spine*\")".into());
     }
+    super::routes::check_budget(&nodes, &links, super::routes::document_budget(root))
+        .map_err(|e| e.to_string())?;
     let routes = super::routes::Routes::compute(&nodes, &links);
     let shortest = root
         .get("routing")

@@ -14,16 +14,20 @@ impl Recorder {
             tput_frames: Vec::new(),
             tput_cache: Vec::new(),
             queue_ports: Vec::new(),
-            mem_switches: (0..sc.nodes.len())
-                .filter(|&n| sc.metrics.memory_switches[n])
-                .map(|n| {
-                    let ports = (0..sc.n_ports())
-                        .filter(|&p| sc.port_ends(p).0 == n)
-                        .map(|p| p as u32)
-                        .collect();
-                    (n as u32, ports)
-                })
-                .collect(),
+            mem_switches: {
+                // each recorded switch's output ports in port order, in one pass over the ports
+                let mut ports: Vec<Vec<u32>> = vec![Vec::new(); sc.nodes.len()];
+                for p in 0..sc.n_ports() {
+                    let n = sc.port_ends(p).0;
+                    if sc.metrics.memory_switches[n] {
+                        ports[n].push(p as u32);
+                    }
+                }
+                (0..sc.nodes.len())
+                    .filter(|&n| sc.metrics.memory_switches[n])
+                    .map(|n| (n as u32, std::mem::take(&mut ports[n])))
+                    .collect()
+            },
             m_t: Vec::new(),
             m_sw: Vec::new(),
             m_bytes: Vec::new(),

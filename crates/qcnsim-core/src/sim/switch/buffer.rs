@@ -49,13 +49,14 @@ impl Buffers {
         b.eg_mmu = vec![NONE; np];
         b.eg_ix = vec![NONE; np];
         b.in_ix = vec![NONE; np];
+        let pf = crate::scenario::flow_control::PortFlows::new(sc);
         for n in 0..sc.nodes.len() {
             if sc.nodes[n].kind != NodeKind::Switch || !sc.buffer.has(n) {
                 continue;
             }
             let m = b.mmu.len() as u32;
-            let cfg = sbs::mmu_config(sc, n);
-            let (ins, outs) = sbs::switch_ports(sc, n);
+            let cfg = sbs::mmu_config_in(sc, &pf, n);
+            let (ins, outs) = (pf.input_ports(n), pf.output_ports(n));
             let mut slots = Vec::new();
             for (k, &i) in ins.iter().enumerate() {
                 b.in_ix[i] = k as u32;

@@ -188,10 +188,15 @@ impl Fc {
         // meters of the switches that send flow control
         let sends_into = |p: usize| fc.sends[sc.port_ends(p).1];
         let mut meters: Vec<Option<Meter>> = (0..np * nc).map(|_| None).collect();
+        let pf = (spec.watermark == WatermarkMode::Egress).then(|| fcs::PortFlows::new(sc));
         for key in 0..np {
             let (node, inputs): (usize, Vec<usize>) = match spec.watermark {
                 WatermarkMode::Ingress => (sc.port_ends(key).1, vec![key]),
-                WatermarkMode::Egress => (sc.port_ends(key).0, fcs::feeders(sc, key)),
+                WatermarkMode::Egress => (
+                    sc.port_ends(key).0,
+                    pf.as_ref()
+                        .map_or_else(Vec::new, |pf| pf.feeders(key).to_vec()),
+                ),
                 // the pool scope of a shared memory (scenario::buffer::global_watermark)
                 WatermarkMode::Global => continue,
             };
