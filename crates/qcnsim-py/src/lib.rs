@@ -193,8 +193,36 @@ fn run<'py>(
     seed: Option<u64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    load_and_solve(
+        py,
+        text,
+        overrides,
+        seed,
+        progress,
+        "run",
+        api::run_scenario,
+    )
+}
+
+/// What a solver of a loaded scenario is: the packet run or the fluid model, reporting progress.
+type Solver = fn(
+    &qcnsim_core::scenario::Scenario,
+    &mut dyn FnMut(f64) -> bool,
+) -> Result<RunOutput, RunError>;
+
+/// Load the scenario on a thread Ctrl-C and SIGTERM can leave (`interruptible`), then `solve`
+/// it with the GIL released; the progress callback re-attaches, checks for signals (a signal
+/// cancels and raises) and calls `progress`. `what` names the work in a cancellation message.
+fn load_and_solve<'py>(
+    py: Python<'py>,
+    text: &str,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    progress: Option<Py<PyAny>>,
+    what: &str,
+    solve: Solver,
+) -> PyResult<Bound<'py, PyDict>> {
     let text = text.to_owned();
-    // validation and routing on a thread Ctrl-C and SIGTERM can leave (`interruptible`)
     let sc = match interruptible(py, move || api::load_for_run(&text, &overrides, seed))? {
         Ok(Ok(sc)) => sc,
         Ok(Err(e)) => return Err(scenario_error(py, &e)),
@@ -220,7 +248,7 @@ fn run<'py>(
                     true
                 })
             };
-            catch_unwind(AssertUnwindSafe(|| api::run_scenario(&sc, &mut cb)))
+            catch_unwind(AssertUnwindSafe(|| solve(&sc, &mut cb)))
         })
     };
     match result {
@@ -237,7 +265,7 @@ fn run<'py>(
             Some(e) => Err(e),
             None => {
                 py.check_signals()?;
-                Err(PyRuntimeError::new_err("run cancelled"))
+                Err(PyRuntimeError::new_err(format!("{what} cancelled")))
             }
         },
         Err(payload) => Err(internal_error(&*payload)),
@@ -249,47 +277,16 @@ fn run<'py>(
 #[pyfunction]
 #[pyo3(signature = (text, overrides = Vec::new()))]
 fn fluid<'py>(py: Python<'py>, text: &str, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
-    let text = text.to_owned();
-    let sc = match interruptible(py, move || api::load_for_run(&text, &overrides, None))? {
-        Ok(Ok(sc)) => sc,
-        Ok(Err(e)) => return Err(scenario_error(py, &e)),
-        Err(payload) => return Err(internal_error(&*payload)),
-    };
-    // Ctrl-C and SIGTERM (a Python handler) stop the solver as they stop a run (`run` above)
-    let mut pending: Option<PyErr> = None;
-    let res = {
-        let pending = &mut pending;
-        py.detach(move || {
-            let mut cb = |_frac: f64| -> bool {
-                Python::attach(|py| match py.check_signals() {
-                    Err(e) => {
-                        *pending = Some(e);
-                        false
-                    }
-                    Ok(()) => true,
-                })
-            };
-            catch_unwind(AssertUnwindSafe(|| api::run_fluid_scenario(&sc, &mut cb)))
-        })
-    };
-    match res {
-        Ok(Ok(out)) => {
-            if let Some(e) = pending.take() {
-                return Err(e);
-            }
-            py.check_signals()?;
-            output_to_dict(py, &out)
-        }
-        Ok(Err(RunError::Scenario(e))) => Err(scenario_error(py, &e)),
-        Ok(Err(RunError::Cancelled)) => match pending.take() {
-            Some(e) => Err(e),
-            None => {
-                py.check_signals()?;
-                Err(PyRuntimeError::new_err("fluid solve cancelled"))
-            }
-        },
-        Err(payload) => Err(internal_error(&*payload)),
-    }
+    // Ctrl-C and SIGTERM (a Python handler) stop the solver as they stop a run
+    load_and_solve(
+        py,
+        text,
+        overrides,
+        None,
+        None,
+        "fluid solve",
+        api::run_fluid_scenario,
+    )
 }
 
 /// Every protocol parameter, from the one definition in `scenario/params.rs`: a list of
