@@ -63,7 +63,8 @@ UNMATCHED = [
      "one every 1 ms from 0.5 ms, each into a different receiver (another ToR each), senders drawn at random"),
     ("duration", "traffic_gen -t 0.1 (0.1 s of arrivals), the run until every flow ends (SIMULATOR_STOP_TIME 4 s)",
      "arrivals for 10 ms (fb30-incast) or 6 ms (fb50), runs of 12 / 8 ms: qcnsim caps a scenario at 200,000 flows "
-     "and has no drain mode yet; flows unfinished at the end are counted (hpcc_unfinished) and left out, as the "
+     "and these runs do not use its drain mode (meta.drain_until) yet; flows unfinished at the end are counted "
+     "(hpcc_unfinished) and left out, as the "
      "authors' script leaves out flows that finish after its time limit"),
     ("slowdown", "FCT over the authors' standalone FCT (their fct.txt column 8)",
      "FCT over qcnsim's ideal FCT on the idle fabric (docs/tables.md#fct); the two ideal models may differ"),
