@@ -2,6 +2,7 @@
 //! receives `now` and an input and returns what to do, so every rule of the pseudo code can be
 //! tested as a table of (state before, input, state after, actions).
 
+pub mod ack;
 pub mod bcn;
 pub mod buffer;
 pub mod dcqcn;
