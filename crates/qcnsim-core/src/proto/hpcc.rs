@@ -3,9 +3,9 @@
 //! echoed by each acknowledgement ([`Ack`], one [`IntHop`] per switch egress port crossed) and
 //! answers the window and pacing rate ([`Control`]). See docs/models/hpcc.md.
 //!
-//! Algorithm 1 (line numbers of the paper's listing, restated in the HPCC++ Internet-Draft
-//! draft-miao-tsv-hpcc, github rmiao/hpcc-ietf; `L` = the records of the previous ACK,
-//! `ack.L` = this ACK's, `T` = the base RTT, `B` = a link's rate):
+//! Algorithm 1, as the HPCC++ Internet-Draft draft-miao-tsv-hpcc (github rmiao/hpcc-ietf)
+//! restates the paper's listing, with the draft's line numbers, which the tests cite (`L` = the
+//! records of the previous ACK, `ack.L` = this ACK's, `T` = the base RTT, `B` = a link's rate):
 //!
 //! ```text
 //! MeasureInflight(ack):                                             lines 1-10
