@@ -48,7 +48,7 @@
 //!   ([`HpccParams::multi_rate`]), and the current instead of the smaller `qlen`
 //!   ([`HpccParams::qlen`]).
 //!
-//! Choices of qcnsim where neither source says anything (docs/models/hpcc.md, Scope): a record
+//! Choices of qcnsim where neither source says anything (docs/models/hpcc.md, Scope and limitations): a record
 //! whose `ts` is not after the stored one, or whose link rate is 0, gives no sample for that hop
 //! (and is not stored); an ACK whose number of records differs from the stored one (a new path)
 //! only stores its records. The per-hop arithmetic is in real numbers on exact records (ns-3
