@@ -208,6 +208,17 @@ pub fn w_ai_rule(w_init_bytes: f64, eta: f64, n: u32) -> f64 {
     w_init_bytes * (1.0 - eta) / n.max(1) as f64
 }
 
+/// A path's base RTT as the HPCC authors' ns-3 computes `T` (`third.cc`: `rtt = 2 * delay +
+/// txDelay`): twice the sum of the links' propagation delays, plus the serialisation of one
+/// `frame_bytes` frame at each link of the way there (ns-3 uses the payload size,
+/// `PACKET_PAYLOAD_SIZE`). `links` are (propagation delay, rate in bit/s), source to receiver.
+pub fn base_rtt(links: &[(SimTime, f64)], frame_bytes: u64) -> SimTime {
+    links
+        .iter()
+        .map(|&(d, r)| 2 * d + crate::units::tx_time_f(frame_bytes, r))
+        .sum()
+}
+
 /// `u'` of one hop and its `tau` (Algorithm 1, lines 4-5) from the stored record `prev` and the
 /// new one `cur`; `None` when the pair gives no sample (`cur.ts <= prev.ts`, or a link rate
 /// of 0).
@@ -604,6 +615,29 @@ mod tests {
         for &(w, eta, n, want) in table {
             assert!(close(w_ai_rule(w, eta, n), want), "{w} {eta} {n}");
         }
+    }
+
+    /// T of the HPCC paper's fat-tree (mix/fat.txt: 1 us links, 100 G to the hosts, 400 G
+    /// between switches; six links between pods) with 1000 B frames: 12.24 us, W_init at 100 G
+    /// 153,000 B, and run.py's W_AI (40 Mb/s x T) 61.2 B.
+    #[test]
+    fn base_rtt_of_the_papers_fat_tree() {
+        let us = US;
+        let path = [
+            (us, 1e11),
+            (us, 4e11),
+            (us, 4e11),
+            (us, 4e11),
+            (us, 4e11),
+            (us, 1e11),
+        ];
+        let t = base_rtt(&path, 1000);
+        assert_eq!(t, 12_240 * NS);
+        let p = HpccParams::defaults(1e11, t);
+        assert!(close(p.w_init(), 153_000.0));
+        assert!(close(p.w_ai_bytes, 61.2), "{}", p.w_ai_bytes);
+        // within a rack: two 100 G links
+        assert_eq!(base_rtt(&path[..1].repeat(2), 1000), 4_160 * NS);
     }
 
     /// Lines 4-5: txRate = dTxBytes / dts; u' = min(qlen) / (B T) + txRate / B.
