@@ -22,8 +22,10 @@
 //!     else:
 //!         W = Wc + W_AI;             if updateWc: incStage += 1; Wc = W  (AI)
 //! NewAck(ack):                                                      lines 21-27
-//!     if ack.seq > lastUpdateSeq:  W = ComputeWind(MeasureInflight(ack), true); lastUpdateSeq = snd_nxt
-//!     else:                        W = ComputeWind(MeasureInflight(ack), false)
+//!     if ack.seq > lastUpdateSeq:
+//!         W = ComputeWind(MeasureInflight(ack), true);  lastUpdateSeq = snd_nxt
+//!     else:
+//!         W = ComputeWind(MeasureInflight(ack), false)
 //!     R = W / T;  L = ack.L
 //! ```
 //!
@@ -48,11 +50,11 @@
 //!   ([`HpccParams::multi_rate`]), and the current instead of the smaller `qlen`
 //!   ([`HpccParams::qlen`]).
 //!
-//! Choices of qcnsim where neither source says anything (docs/models/hpcc.md, Scope and limitations): a record
-//! whose `ts` is not after the stored one, or whose link rate is 0, gives no sample for that hop
-//! (and is not stored); an ACK whose number of records differs from the stored one (a new path)
-//! only stores its records. The per-hop arithmetic is in real numbers on exact records (ns-3
-//! quantises `txBytes` to 128 B, `qlen` to 80 B and `ts` to 24 bits of ns).
+//! Choices of qcnsim where neither source says anything (docs/models/hpcc.md, Scope and
+//! limitations): a record whose `ts` is not after the stored one, or whose link rate is 0, gives
+//! no sample for that hop (and is not stored); an ACK whose number of records differs from the
+//! stored one (a new path) only stores its records. The per-hop arithmetic is in real numbers on
+//! exact records (ns-3 quantises `txBytes` to 128 B, `qlen` to 80 B and `ts` to 24 bits of ns).
 //!
 //! Sequence numbers are frame indices ([`Ack::next_expected`]); the sender's `snd_nxt` is not in
 //! the acknowledgement, so the transport reports it with [`Hpcc::set_snd_nxt`] whenever it
@@ -202,8 +204,8 @@ impl HpccParams {
 }
 
 /// The paper's rule of thumb for the additive increase, `W_AI = W_init (1 - eta) / N` (as the
-/// HPCC++ draft's "Configuration Parameters" restate it): `N` flows adding `W_AI` per RTT stay within the
-/// `1 - eta` headroom. Bytes.
+/// HPCC++ draft's "Configuration Parameters" restate it): `N` flows adding `W_AI` per RTT stay
+/// within the `1 - eta` headroom. Bytes.
 pub fn w_ai_rule(w_init_bytes: f64, eta: f64, n: u32) -> f64 {
     w_init_bytes * (1.0 - eta) / n.max(1) as f64
 }
@@ -253,7 +255,7 @@ pub fn ewma(u_before: f64, u: f64, tau: SimTime, t_ps: SimTime) -> f64 {
 pub fn compute_wind(p: &HpccParams, wc: f64, inc_stage: u32, u: f64) -> (f64, u32) {
     let c = u / p.eta;
     let (w, stage) = if c >= 1.0 || inc_stage >= p.max_stage {
-        // c = 0 (an idle path): W = infinity, bounded below
+        // c = 0 (an idle path): W is infinite until bounded by W_init below
         (wc / c + p.w_ai_bytes, 0)
     } else {
         (wc + p.w_ai_bytes, inc_stage + 1)
