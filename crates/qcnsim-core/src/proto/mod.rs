@@ -8,6 +8,7 @@ pub mod buffer;
 pub mod dcqcn;
 pub mod deadlock;
 pub mod gbn;
+pub mod hpcc;
 pub mod multicast;
 pub mod nic_fb;
 pub mod pause;

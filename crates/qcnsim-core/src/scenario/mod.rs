@@ -3,7 +3,8 @@
 //!
 //! The model is in model.rs; root.rs reads a document's sections in their order, each by the
 //! file of its section (links.rs, schedule.rs, flows.rs, cc.rs, qcn.rs, bcn.rs, dcqcn.rs,
-//! metrics.rs, analysis.rs, ...); variants.rs resolves `[[variants]]`.
+//! metrics.rs, analysis.rs, ...); variants.rs resolves `[[variants]]`. hpcc.rs reads
+//! `[cc.hpcc]` but is not reached from root.rs yet (it is wired with HPCC's transport).
 
 pub mod budget;
 pub mod buffer;
@@ -11,6 +12,7 @@ pub mod dcqcn;
 pub mod expand;
 pub mod flow_control;
 pub mod fluid;
+pub mod hpcc;
 pub mod multicast;
 pub mod params;
 pub mod reader;
