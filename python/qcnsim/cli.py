@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("parquet", "csv"), default="parquet", help="table format")
     p.add_argument("--variant", metavar="NAME", help="apply one of the scenario's [[variants]]")
     p.add_argument("--solver", choices=("packet", "fluid"), default="packet",
-                   help="packet: the packet-level simulator (default); fluid: the QCN or DCQCN fluid "
+                   help="packet: the packet-level simulator (default); fluid: the QCN, DCQCN or TIMELY fluid "
                         "model of the scenario (fluid.model; docs/models/fluid.md)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 

@@ -142,10 +142,12 @@ def fluid(scenario: Union[Scenario, str, "os.PathLike[str]"]) -> Results:
     return its Results (docs/models/fluid.md).
 
     ``fluid.model`` selects the QCN model (Alizadeh et al., SIGMETRICS 2011; parameters from
-    ``cc.qcn``) or the DCQCN model (Zhu et al., CoNEXT 2016; parameters from ``fluid.dcqcn``).
+    ``cc.qcn``), the DCQCN model (Zhu et al., CoNEXT 2016; parameters from ``fluid.dcqcn``) or
+    the TIMELY model (same paper; parameters from ``fluid.timely``).
     N, C and the feedback delay come from the network (``analysis.bottleneck``). The tables are
     those of a packet run where they apply: ``queue_samples`` (``qlen_bytes`` as a float),
-    ``rp_rates`` (one row per instant, ``flow = "all"``: the N synchronised sources),
+    ``rp_rates`` (one row per instant, ``flow = "all"``: the N synchronised sources; TIMELY:
+    one row per flow and instant, with its ``gradient``),
     ``summary``, plus ``fluid_inputs`` (the model's inputs as derived). ``run_info["solver"]`` is
     ``"fluid"``. Deterministic: the seed is not used.
     """

@@ -139,7 +139,11 @@ fn qcn_halving_the_step_changes_little() {
 
 #[test]
 fn fluid_runs_are_deterministic() {
-    for text in [star(10, "100us", ""), dcqcn(10, "85us", "")] {
+    for text in [
+        star(10, "100us", ""),
+        dcqcn(10, "85us", ""),
+        timely(2, "1us", ""),
+    ] {
         let a = fluid(&text, &["meta.duration=20ms", "analysis.stats_from=10ms"]);
         let b = fluid(&text, &["meta.duration=20ms", "analysis.stats_from=10ms"]);
         for name in ["queue_samples", "rp_rates", "fluid_inputs"] {
@@ -256,4 +260,218 @@ fn dcqcn_at_85us_oscillates_with_10_flows_and_settles_with_2() {
         s10 > q10 && lo10 == 0.0,
         "N = 10: swing {s10} B, min {lo10}, q* {q10}"
     );
+}
+
+/// N TIMELY flows at 10 Gb/s into one 10 Gb/s port; host links `delay` one way.
+fn timely(n: usize, delay: &str, extra: &str) -> String {
+    format!(
+        r#"
+[meta]
+name = "timely-fluid"
+duration = "100ms"
+[defaults]
+link_rate = "10Gbps"
+switch_latency = "0us"
+[[switches]]
+name = "sw"
+buffer = "infinite"
+[[hosts]]
+name = "sink"
+[[hosts]]
+name = "h{{i}}"
+count = {n}
+[[links]]
+between = ["sw", "sink"]
+delay = "{delay}"
+[[links]]
+between = ["h{{i}}", "sw"]
+delay = "{delay}"
+count = {n}
+[[flows]]
+name = "f{{i}}"
+src = "h{{i}}"
+dst = "sink"
+traffic = "greedy"
+frame = "1000B"
+count = {n}
+[analysis]
+bottleneck = "sw->sink"
+stats_from = "50ms"
+[fluid]
+model = "timely"
+{extra}
+"#
+    )
+}
+
+/// The mean of each flow's rate over [from, to) ms in the TIMELY model's rp_rates (one row per
+/// flow and instant).
+fn flow_means(out: &RunOutput, from_ms: i64, to_ms: i64) -> Vec<(String, f64)> {
+    let t = table(out, "rp_rates");
+    let (flow, ts, cr) = (strs(t, "flow"), i64s(t, "t_ps"), f64s(t, "cr_bps"));
+    let mut names: Vec<String> = flow.to_vec();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|nm| {
+            let v: Vec<f64> = (0..flow.len())
+                .filter(|&i| {
+                    flow[i] == nm
+                        && ts[i] >= from_ms * 1_000_000_000
+                        && ts[i] < to_ms * 1_000_000_000
+                })
+                .map(|i| cr[i])
+                .collect();
+            let m = v.iter().sum::<f64>() / v.len() as f64;
+            (nm, m)
+        })
+        .collect()
+}
+
+#[test]
+fn timely_has_no_unique_fixed_point_the_split_depends_on_the_start() {
+    // CoNEXT 2016, sec. 5.2: "There is no requirement that at the fixed point R_i = C/N. In
+    // fact, R_i/R_j, i != j is not even bounded, so we cannot make any claims on the fairness
+    // of TIMELY. [...] we only change the start time and initial rates of two flows, keeping
+    // everything else constant, and we end up in completely different operating regimes."
+    // Two flows, C = 10 Gb/s, the validation's parameters (alpha 0.875, beta 0.8, delta
+    // 10 Mb/s, T_low 50 us, T_high 500 us, D_minRTT 20 us), Seg 16 KB: from 5 + 5 Gb/s the
+    // flows keep equal shares; from 7 + 3 Gb/s they settle at about 80 % / 20 % of the
+    // throughput, the same over 400-500 ms and 500-600 ms. The total is the same in both runs
+    // (about 93 % of C: the model oscillates, Theorem 1, and the queue empties once a cycle).
+    let run = |start: &str| {
+        let ov = [
+            format!("fluid.timely.start_rate={start}"),
+            "fluid.timely.seg=16KB".to_string(),
+            "meta.duration=600ms".to_string(),
+            "analysis.stats_from=400ms".to_string(),
+        ];
+        let ov: Vec<&str> = ov.iter().map(|s| s.as_str()).collect();
+        fluid(&timely(2, "1us", ""), &ov)
+    };
+    let fair = run("[\"5Gbps\", \"5Gbps\"]");
+    let skew = run("[\"7Gbps\", \"3Gbps\"]");
+    let share = |out: &RunOutput, a: i64, b: i64| {
+        let m = flow_means(out, a, b);
+        m[0].1 / (m[0].1 + m[1].1)
+    };
+    for (a, b) in [(400, 500), (500, 600)] {
+        let (sf, ss) = (share(&fair, a, b), share(&skew, a, b));
+        assert!(
+            (sf - 0.5).abs() < 1e-6,
+            "{a}-{b} ms: equal start, share {sf}"
+        );
+        assert!(ss > 0.75 && ss < 0.85, "{a}-{b} ms: 7/3 start, share {ss}");
+    }
+    let (s1, s2) = (share(&skew, 400, 500), share(&skew, 500, 600));
+    assert!(
+        (s1 - s2).abs() < 0.005,
+        "the split has settled: {s1} then {s2}"
+    );
+    let (tf, ts) = (
+        sv(&fair, "fluid_total_rate_mean"),
+        sv(&skew, "fluid_total_rate_mean"),
+    );
+    assert!((tf / ts - 1.0).abs() < 0.02, "totals {tf} and {ts}");
+    assert!(tf > 0.9 * 10e9 && tf < 10e9, "total {tf}");
+    // the queue peaks just above C*T_low = 62.5 KB and empties once a cycle
+    let (_, lo, hi) = q3(&skew);
+    assert!(
+        lo == 0.0 && hi > 62_500.0 && hi < 75_000.0,
+        "queue {lo}..{hi}"
+    );
+    // TIMELY has no fixed point (Theorem 1): the summary reports none
+    assert!(summary_value(&skew, "fixed_rate", "").is_none());
+}
+
+#[test]
+fn timely_seg_64kb_split_drifts_toward_equal_shares() {
+    // With Seg = 64 KB (the default) every flow's update interval is Seg/R, so a decrease
+    // takes a larger fraction from the faster flow: from 7 + 3 Gb/s the split moves slowly
+    // toward equal shares (docs/models/fluid.md: about 69/31 % at 0.1-0.2 s, 56/44 % at 3 s).
+    let ov = [
+        "fluid.timely.start_rate=[\"7Gbps\", \"3Gbps\"]",
+        "meta.duration=600ms",
+        "analysis.stats_from=100ms",
+        "fluid.dt=0.2us",
+    ];
+    let out = fluid(&timely(2, "1us", ""), &ov);
+    let share = |a: i64, b: i64| {
+        let m = flow_means(&out, a, b);
+        m[0].1 / (m[0].1 + m[1].1)
+    };
+    let (early, late) = (share(100, 200), share(500, 600));
+    assert!(
+        early > 0.65 && late < early - 0.01 && late > 0.5,
+        "{early} {late}"
+    );
+}
+
+#[test]
+fn timely_tables_and_inputs() {
+    let out = fluid(
+        &timely(3, "1us", ""),
+        &["meta.duration=5ms", "analysis.stats_from=1ms"],
+    );
+    // rp_rates: one row per flow and instant, with the gradient
+    let r = table(&out, "rp_rates");
+    let names: Vec<&str> = r.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["flow", "t_ps", "cr_bps", "gradient", "n_flows"]);
+    let flow = strs(r, "flow");
+    assert_eq!(flow.len(), 3 * 501);
+    assert_eq!(
+        (flow[0].as_str(), flow[501].as_str(), flow[1002].as_str()),
+        ("f0", "f1", "f2")
+    );
+    // "fair" start: C/N each
+    assert!((f64s(r, "cr_bps")[0] - 10e9 / 3.0).abs() < 1.0);
+    let t = table(&out, "fluid_inputs");
+    let (nm, v) = (strs(t, "name"), f64s(t, "value"));
+    assert_eq!(v[row_of(nm, "n_flows")], 3.0);
+    assert_eq!(v[row_of(nm, "alpha")], 0.875);
+    assert_eq!(v[row_of(nm, "seg")], 64_000.0);
+    assert_eq!(v[row_of(nm, "start_rate:f2")], 10e9 / 3.0);
+    // tau0 = MTU/C + D_prop = the path: per hop a 1000 B frame (0.8 us) and 1 us, and a 64 B
+    // ACK back (0.0512 us) and 1 us
+    let tau0 = v[row_of(nm, "tau0")];
+    assert!(
+        (tau0 - 2.0 * (0.8e-6 + 1e-6 + 0.0512e-6 + 1e-6)).abs() < 1e-12,
+        "tau0 {tau0}"
+    );
+    for f in ["f0", "f1", "f2"] {
+        assert!(summary_value(&out, "fluid_flow_rate_mean", &format!("flow {f}")).is_some());
+    }
+}
+
+#[test]
+fn timely_errors_name_the_field() {
+    let cases: &[(&str, &[&str], &str)] = &[
+        (
+            "a start rate per flow",
+            &["fluid.timely.start_rate=[\"1Gbps\"]"],
+            "fluid.timely.start_rate",
+        ),
+        (
+            "T_high below T_low",
+            &["fluid.timely.t_high=\"10us\""],
+            "fluid.timely.t_high",
+        ),
+        (
+            "a bad start rate",
+            &["fluid.timely.start_rate=\"half\""],
+            "fluid.timely.start_rate",
+        ),
+        (
+            "a bad zero-gradient rule",
+            &["fluid.timely.zero_gradient=\"hold\""],
+            "fluid.timely.zero_gradient",
+        ),
+    ];
+    for (what, ov, path) in cases {
+        let ov: Vec<String> = ov.iter().map(|s| s.to_string()).collect();
+        match run_fluid(&timely(2, "1us", ""), &ov) {
+            Ok(_) => panic!("{what}: accepted"),
+            Err(e) => assert!(e.path.ends_with(path), "{what}: {e}"),
+        }
+    }
 }

@@ -1,16 +1,18 @@
-//! Fluid (delay-differential) models of QCN and DCQCN, solved beside the packet-level
+//! Fluid (delay-differential) models of QCN, DCQCN and TIMELY, solved beside the packet-level
 //! simulator as a cross-check (docs/models/fluid.md).
 //!
 //! * [`qcn`]: the QCN model of Alizadeh, Kabbani, Atikoglu and Prabhakar, "Stability analysis
 //!   of QCN: the averaging principle" (SIGMETRICS 2011);
 //! * [`dcqcn`]: the DCQCN model of Zhu, Ghobadi, Misra and Padhye, "ECN or Delay: lessons
-//!   learnt from analysis of DCQCN and TIMELY" (CoNEXT 2016).
+//!   learnt from analysis of DCQCN and TIMELY" (CoNEXT 2016);
+//! * [`timely`]: the TIMELY model of the same paper.
 //!
-//! Both describe N identical, synchronised, always-backlogged sources sharing one bottleneck of
-//! capacity C with a constant feedback delay τ. They are integrated with fixed-step forward
-//! Euler (the right-hand sides switch discontinuously at Fb = 0 or q = Kmin, where adaptive
-//! solvers chatter) and a ring buffer of past values for the delayed terms; the history before
-//! t = 0 is the initial state. A run is a pure function of the scenario: no randomness.
+//! The QCN and DCQCN models describe N identical, synchronised, always-backlogged sources
+//! sharing one bottleneck of capacity C with a constant feedback delay τ; the TIMELY model has
+//! one rate and gradient per flow and a feedback delay that grows with the queue. They are
+//! integrated with fixed-step forward Euler (the right-hand sides switch discontinuously at
+//! Fb = 0, q = Kmin or a TIMELY threshold, where adaptive solvers chatter) and a buffer of past
+//! values for the delayed terms; the history before t = 0 is the initial state. A run is a pure function of the scenario: no randomness.
 //!
 //! [`run`] derives the models' inputs from a scenario ([`Inputs::from_scenario`]: N, C, τ,
 //! packet size, buffer) and returns the same kind of tables as a packet run
@@ -18,6 +20,7 @@
 
 pub mod dcqcn;
 pub mod qcn;
+pub mod timely;
 
 use crate::scenario::fluid::FluidModel;
 use crate::scenario::ScenarioError;
@@ -108,6 +111,8 @@ pub struct Inputs {
     pub q_max_bytes: f64,
     /// Name of the bottleneck port.
     pub port: String,
+    /// The flows through the bottleneck (the models' sources), in the order of `[[flows]]`.
+    pub flow_names: Vec<String>,
 }
 
 impl Inputs {
@@ -166,7 +171,8 @@ impl Inputs {
         let tau_ps = match sc.fluid.tau_ps {
             Some(t) => t,
             None => {
-                let dcqcn = sc.fluid.model == FluidModel::Dcqcn;
+                // DCQCN and TIMELY: to the destination and a 64 B CNP or ACK back
+                let dcqcn = matches!(sc.fluid.model, FluidModel::Dcqcn | FluidModel::Timely);
                 let taus: Vec<SimTime> = flows
                     .iter()
                     .map(|f| {
@@ -219,6 +225,7 @@ impl Inputs {
             tau_ps,
             q_max_bytes,
             port,
+            flow_names: flows.iter().map(|f| f.name.clone()).collect(),
         })
     }
 }
@@ -255,6 +262,17 @@ pub struct Trace {
     pub tr_bps: Vec<f64>,
     /// DCQCN only: α.
     pub alpha: Vec<f64>,
+    /// TIMELY only: each flow's rate and gradient (`cr_bps` and `tr_bps` then hold the mean
+    /// rate over the flows).
+    pub flows: Vec<FlowTrace>,
+}
+
+/// One flow's rate and RTT gradient at the record instants (the TIMELY model).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FlowTrace {
+    pub name: String,
+    pub rate_bps: Vec<f64>,
+    pub gradient: Vec<f64>,
 }
 
 impl Trace {
@@ -377,11 +395,16 @@ pub fn run_with(
             };
             (tr, m.describe(), m.fixed_point(), n)
         }
+        FluidModel::Timely => {
+            let m = timely::TimelyFluid::from_scenario(sc, &inp)?;
+            let (tr, n) = match m.solve(f.dt_ps, sc.duration, f.record_interval_ps, progress) {
+                Ok(x) => x,
+                Err(Cancelled) => return Ok(None),
+            };
+            (tr, m.describe(), m.fixed_point(), n)
+        }
     };
-    let model = match f.model {
-        FluidModel::Qcn => "qcn",
-        FluidModel::Dcqcn => "dcqcn",
-    };
+    let model = f.model.name();
     let rows = trace.t_ps.len();
     let mut tables = Vec::new();
     tables.push(
@@ -394,15 +417,41 @@ pub fn run_with(
                 ColumnData::F64(trace.q_bytes.iter().map(|q| q / inp.packet_bytes).collect()),
             ),
     );
-    let mut rates = Table::new("rp_rates")
-        .col("flow", str_col(rows, "all"))
-        .col("t_ps", ColumnData::I64(trace.t_ps.clone()))
-        .col("cr_bps", ColumnData::F64(trace.cr_bps.clone()))
-        .col("tr_bps", ColumnData::F64(trace.tr_bps.clone()))
-        .col("n_flows", ColumnData::I64(vec![inp.n as i64; rows]));
-    if f.model == FluidModel::Dcqcn {
-        rates = rates.col("alpha", ColumnData::F64(trace.alpha.clone()));
-    }
+    let rates = if trace.flows.is_empty() {
+        let mut rates = Table::new("rp_rates")
+            .col("flow", str_col(rows, "all"))
+            .col("t_ps", ColumnData::I64(trace.t_ps.clone()))
+            .col("cr_bps", ColumnData::F64(trace.cr_bps.clone()))
+            .col("tr_bps", ColumnData::F64(trace.tr_bps.clone()))
+            .col("n_flows", ColumnData::I64(vec![inp.n as i64; rows]));
+        if f.model == FluidModel::Dcqcn {
+            rates = rates.col("alpha", ColumnData::F64(trace.alpha.clone()));
+        }
+        rates
+    } else {
+        // one row per flow and instant (TIMELY: each flow has its own rate)
+        let fl = &trace.flows;
+        let each = |x: &dyn Fn(&FlowTrace) -> Vec<f64>| fl.iter().flat_map(x).collect::<Vec<_>>();
+        Table::new("rp_rates")
+            .col(
+                "flow",
+                ColumnData::Str(
+                    fl.iter()
+                        .flat_map(|f| std::iter::repeat_n(f.name.clone(), rows))
+                        .collect(),
+                ),
+            )
+            .col(
+                "t_ps",
+                ColumnData::I64(fl.iter().flat_map(|_| trace.t_ps.clone()).collect()),
+            )
+            .col("cr_bps", ColumnData::F64(each(&|f| f.rate_bps.clone())))
+            .col("gradient", ColumnData::F64(each(&|f| f.gradient.clone())))
+            .col(
+                "n_flows",
+                ColumnData::I64(vec![inp.n as i64; rows * fl.len()]),
+            )
+    };
     tables.push(rates);
     // the model's inputs, as derived (name, value, unit)
     let mut ins: Vec<(String, f64, String)> = vec![
@@ -450,6 +499,24 @@ pub fn run_with(
         ("fluid_rate_min", rlo, "bps", win.clone()),
         ("fluid_rate_max", rhi, "bps", win.clone()),
     ];
+    // TIMELY: each flow's mean rate and the total over the window
+    for fl in &trace.flows {
+        let (rm, _, _) = window_stats(&trace.t_ps, &fl.rate_bps, from, to);
+        m.push((
+            "fluid_flow_rate_mean",
+            rm,
+            "bps",
+            format!("{win}; flow {}", fl.name),
+        ));
+    }
+    if !trace.flows.is_empty() {
+        m.push((
+            "fluid_total_rate_mean",
+            rm * inp.n as f64,
+            "bps",
+            win.clone(),
+        ));
+    }
     for (name, v, unit) in &fixed {
         m.push((
             name,

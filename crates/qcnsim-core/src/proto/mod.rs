@@ -16,3 +16,5 @@ pub mod qcn_ba;
 pub mod qcn_cp;
 pub mod qcn_rp;
 pub mod sonar;
+pub mod swift;
+pub mod timely;

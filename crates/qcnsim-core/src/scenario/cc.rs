@@ -1,9 +1,10 @@
 //! `[cc]`: the congestion-management mode and its common options; the sections of the three
 //! schemes (`[cc.qcn]`, `[cc.bcn]`, `[cc.dcqcn]`) are read by qcn.rs, bcn.rs and dcqcn.rs, and
-//! checked against the flows here once all are read.
+//! checked against the flows here once all are read. `[cc.timely]` and `[cc.swift]`
+//! (timely.rs, swift.rs) are read and checked too, though no mode runs them yet.
 
 use super::reader::{Res, TableReader};
-use super::{bcn, dcqcn, qcn, CcMode, Scenario};
+use super::{bcn, dcqcn, qcn, swift, timely, CcMode, Scenario};
 use serde_json::{Map, Value as Json};
 
 /// `[cc]` with its `qcn`, `bcn` and `dcqcn` sections (all read, whatever the mode), then the
@@ -46,6 +47,21 @@ pub(super) fn read(
     let dj = dr.finish()?;
     if sc.cc == CcMode::Dcqcn || dcqcn_given {
         cc.put("dcqcn", Json::Object(dj));
+    }
+    // [cc.timely] and [cc.swift]: no mode runs them yet; in the resolved scenario when given
+    let timely_given = cc.has("timely");
+    let mut tr = cc.sub("timely")?;
+    sc.timely = timely::read(&mut tr)?;
+    let tj = tr.finish()?;
+    if timely_given {
+        cc.put("timely", Json::Object(tj));
+    }
+    let swift_given = cc.has("swift");
+    let mut sr = cc.sub("swift")?;
+    sc.swift = swift::read(&mut sr)?;
+    let sj = sr.finish()?;
+    if swift_given {
+        cc.put("swift", Json::Object(sj));
     }
     resolved.insert("cc".into(), Json::Object(cc.finish()?));
     if sc.cc == CcMode::Qcn {

@@ -4,7 +4,7 @@
 //! models need (N, C, the feedback delay) are derived from the scenario by
 //! [`crate::fluid::Inputs::from_scenario`] when the fluid solver runs.
 
-use super::params::{self, spec, FLUID, FLUID_DCQCN, FLUID_QCN};
+use super::params::{self, spec, FLUID, FLUID_DCQCN, FLUID_QCN, FLUID_TIMELY};
 use super::reader::{show, Res, TableReader};
 use super::{Scenario, ScenarioError};
 use crate::units::{self, SimTime};
@@ -52,6 +52,17 @@ pub fn check_dt(sc: &Scenario) -> Res<()> {
 pub enum FluidModel {
     Qcn,
     Dcqcn,
+    Timely,
+}
+
+impl FluidModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            FluidModel::Qcn => "qcn",
+            FluidModel::Dcqcn => "dcqcn",
+            FluidModel::Timely => "timely",
+        }
+    }
 }
 
 /// The DCQCN fluid model's knobs (`[fluid.dcqcn]`), in scenario units.
@@ -74,6 +85,35 @@ pub struct DcqcnKnobs {
     pub alpha_start: f64,
 }
 
+/// The flows' rates at t = 0 in the TIMELY fluid model (`fluid.timely.start_rate`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StartRates {
+    /// C/N each (the CoNEXT 2016 validation runs).
+    Fair,
+    /// The line rate each.
+    Line,
+    /// The same rate for every flow, bit/s.
+    All(f64),
+    /// One rate per flow through the bottleneck, in the order of `[[flows]]`, bit/s.
+    Each(Vec<f64>),
+}
+
+/// The TIMELY fluid model's knobs (`[fluid.timely]`), in scenario units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelyKnobs {
+    pub alpha: f64,
+    pub beta: f64,
+    pub delta_bps: f64,
+    pub t_low_ps: SimTime,
+    pub t_high_ps: SimTime,
+    pub min_rtt_ps: SimTime,
+    pub seg_bytes: u64,
+    /// At g = 0: increase (eq. 21, Algorithm 1's `≤`) or not (eq. 28, `<`).
+    pub increase_at_zero: bool,
+    pub start: StartRates,
+    pub min_rate_bps: f64,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct FluidSpec {
     pub model: FluidModel,
@@ -83,6 +123,7 @@ pub struct FluidSpec {
     pub record_interval_ps: SimTime,
     pub fb_saturate: bool,
     pub dcqcn: DcqcnKnobs,
+    pub timely: TimelyKnobs,
 }
 
 impl Default for FluidSpec {
@@ -109,10 +150,55 @@ fn rate_or_line(t: &mut TableReader, key: &'static str) -> Res<Option<f64>> {
     Ok(r)
 }
 
-/// Read `[fluid]` (with `[fluid.qcn]` and `[fluid.dcqcn]`).
+/// `fluid.timely.start_rate`: `"fair"`, `"line"`, a rate, or a list of rates.
+fn start_rates(t: &mut TableReader) -> Res<StartRates> {
+    let key = "start_rate";
+    let allowed = "\"fair\", \"line\", a rate such as \"5Gbps\", or a list of rates (one per flow \
+                   through the bottleneck)";
+    let rate = |t: &TableReader, k: &str, v: &toml::Value| -> Res<f64> {
+        match v {
+            toml::Value::String(s) => match units::parse_rate(s) {
+                Ok(r) if r > 0.0 => Ok(r),
+                _ => Err(t.err(k, format!("{s:?}"), allowed)),
+            },
+            v => Err(t.err(k, show(v), allowed)),
+        }
+    };
+    let r = match t.raw(key) {
+        None => StartRates::Fair,
+        Some(toml::Value::String(v)) if v == "fair" => StartRates::Fair,
+        Some(toml::Value::String(v)) if v == "line" => StartRates::Line,
+        Some(toml::Value::Array(items)) => {
+            if items.is_empty() {
+                return Err(t.err(key, "an empty list", allowed));
+            }
+            let mut out = Vec::with_capacity(items.len());
+            for (i, v) in items.iter().enumerate() {
+                out.push(rate(t, &format!("{key}.{i}"), v)?);
+            }
+            StartRates::Each(out)
+        }
+        Some(v) => StartRates::All(rate(t, key, v)?),
+    };
+    let shown = match &r {
+        StartRates::Fair => Json::String("fair".into()),
+        StartRates::Line => Json::String("line".into()),
+        StartRates::All(x) => Json::String(units::fmt_rate(*x)),
+        StartRates::Each(v) => Json::Array(
+            v.iter()
+                .map(|x| Json::String(units::fmt_rate(*x)))
+                .collect(),
+        ),
+    };
+    t.put(key, shown);
+    Ok(r)
+}
+
+/// Read `[fluid]` (with `[fluid.qcn]`, `[fluid.dcqcn]` and `[fluid.timely]`).
 pub fn read(t: &mut TableReader) -> Res<FluidSpec> {
     let model = match params::read_choice(t, spec(FLUID, "model"))?.as_str() {
         "dcqcn" => FluidModel::Dcqcn,
+        "timely" => FluidModel::Timely,
         _ => FluidModel::Qcn,
     };
     let dt_ps = params::read_time(t, spec(FLUID, "dt"))?;
@@ -153,6 +239,28 @@ pub fn read(t: &mut TableReader) -> Res<FluidSpec> {
         ));
     }
     t.put("dcqcn", Json::Object(d.finish()?));
+    let mut m = t.sub("timely")?;
+    let f = |k: &str| spec(FLUID_TIMELY, k);
+    let timely = TimelyKnobs {
+        alpha: params::read_f64(&mut m, f("alpha"))?,
+        beta: params::read_f64(&mut m, f("beta"))?,
+        delta_bps: params::read_rate(&mut m, f("delta"))?,
+        t_low_ps: params::read_time(&mut m, f("t_low"))?,
+        t_high_ps: params::read_time(&mut m, f("t_high"))?,
+        min_rtt_ps: params::read_time(&mut m, f("min_rtt"))?,
+        seg_bytes: params::read_bytes(&mut m, f("seg"))?,
+        increase_at_zero: params::read_choice(&mut m, f("zero_gradient"))? == "increase",
+        start: start_rates(&mut m)?,
+        min_rate_bps: params::read_rate(&mut m, f("min_rate"))?,
+    };
+    if timely.t_high_ps <= timely.t_low_ps {
+        return Err(m.err(
+            "t_high",
+            format!("\"{}\"", units::fmt_time(timely.t_high_ps)),
+            format!("a time above t_low ({})", units::fmt_time(timely.t_low_ps)),
+        ));
+    }
+    t.put("timely", Json::Object(m.finish()?));
     Ok(FluidSpec {
         model,
         dt_ps,
@@ -160,5 +268,6 @@ pub fn read(t: &mut TableReader) -> Res<FluidSpec> {
         record_interval_ps,
         fb_saturate,
         dcqcn,
+        timely,
     })
 }

@@ -3,6 +3,7 @@
 //!
 //! The model is in model.rs; root.rs reads a document's sections in their order, each by the
 //! file of its section (links.rs, schedule.rs, flows.rs, cc.rs, qcn.rs, bcn.rs, dcqcn.rs,
+//! timely.rs, swift.rs,
 //! metrics.rs, analysis.rs, ...); variants.rs resolves `[[variants]]`. hpcc.rs reads
 //! `[cc.hpcc]` but is not reached from root.rs yet (it is wired with HPCC's transport).
 
@@ -18,6 +19,8 @@ pub mod params;
 pub mod reader;
 pub mod routes;
 pub mod sweep;
+pub mod swift;
+pub mod timely;
 pub mod topology;
 pub mod transport;
 pub mod workload;

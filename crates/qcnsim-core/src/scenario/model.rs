@@ -2,7 +2,7 @@
 //! the simulator is built from (the node, link, flow and congestion-management specs).
 
 use super::flow_control::FlowControlSpec;
-use super::{buffer, dcqcn, fluid, multicast, params, routes, transport};
+use super::{buffer, dcqcn, fluid, multicast, params, routes, swift, timely, transport};
 use crate::proto::bcn::{BcnCpParams, BcnRpParams};
 use crate::proto::multicast::McFeedback;
 use crate::proto::nic_fb::{Feedback, NicFbParams};
@@ -339,6 +339,10 @@ pub struct Scenario {
     pub qcn: QcnSpec,
     pub bcn: BcnSpec,
     pub dcqcn: dcqcn::DcqcnSpec,
+    /// `[cc.timely]` (read and checked; no `cc.mode` runs it yet: docs/models/timely.md).
+    pub timely: timely::TimelySpec,
+    /// `[cc.swift]` (read and checked; no `cc.mode` runs it yet: docs/models/swift.md).
+    pub swift: swift::SwiftSpec,
     /// `[transport]`: the go-back-N parameters (docs/models/transport.md).
     pub transport: transport::TransportSpec,
     /// Link-level flow control (PAUSE / PFC).

@@ -286,6 +286,8 @@ fn skeleton(
             cp_ports: Vec::new(),
         },
         dcqcn: dcqcn::DcqcnSpec::off(),
+        timely: super::timely::TimelySpec::default(),
+        swift: super::swift::SwiftSpec::default(),
         transport: transport::TransportSpec::unset(),
         fc: FlowControlSpec::off(),
         buffer: buffer::SharedBufferSpec::off(),
