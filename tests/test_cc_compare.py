@@ -63,10 +63,33 @@ def test_every_variant_runs_quick_with_a_row_per_scheme(quick):
     assert (counts["value"] == 1).all()
     # the rows are in the experiment's summary too, with the scheme as the variant
     assert set(summary.filter(pl.col("workload").is_not_null())["variant"].unique()) == set(schemes)
-    for f in ("cc_compare.md", "cc_fct_bins.csv", "cc_fct_slowdown.png", "cc_incast_slowdown.png",
+    for f in ("cc_compare.md", "cc_compare_key.csv", "cc_fct_bins.csv", "cc_fct_slowdown.png", "cc_incast_slowdown.png",
               "cc_queue_cdf.png", "published.md"):
         assert (out / f).is_file(), f
     assert "No published numbers exist" in (out / "cc_compare.md").read_text(encoding="utf-8")
+
+
+def test_the_report_section_shows_the_comparison(quick):
+    # `qcnsim reproduce --all` renders the experiment as one section: its figures with their
+    # captions, the key metrics with a column per scheme, the tidy table
+    import html as _html
+
+    from qcnsim import report
+
+    out, summary = quick
+    schemes = _schemes(scenario_path("cc-compare"))
+    key = pl.read_csv(out / "cc_compare_key.csv")
+    assert key.columns == ["workload", "metric", "where", "unit", *schemes]
+    assert {"slowdown_p99", "pause_frames", "queue_p99", "throughput", "flows_excluded"} <= set(key["metric"])
+    figs = [out / f for f in ("cc_fct_slowdown.png", "cc_incast_slowdown.png", "cc_queue_cdf.png")]
+    page = report.render([report.ExperimentReport(name="cc-compare", out_dir=out, figures=figs, summary=summary)],
+                         {"mode": "quick"})
+    for cap in cc.CAPTIONS.values():
+        assert _html.escape(cap, quote=True) in page
+    for title in cc.REPORT_TABLES.values():
+        assert _html.escape(title, quote=True) in page
+    assert "<th>workload</th><th>metric</th><th>where</th><th>unit</th>" + "".join(
+        f"<th>{s}</th>" for s in schemes) in page
 
 
 def rows_of(t, workload, metric):

@@ -56,6 +56,22 @@ CAPTIONS = {
                         "the arrival window [0, meta.duration), one colour per scheme.",
 }
 
+#: The tables the reproduction report shows in the experiment's section (qcnsim.report).
+REPORT_TABLES = {
+    "cc_compare_key.csv": "Key metrics, one column per scheme (every row of every scheme: cc_compare.csv)",
+    "cc_compare.csv": "One row per (scheme, workload, metric)",
+}
+
+#: The rows of ``cc_compare_key.csv``: (workload, metric); run-wide metrics once per port.
+KEY_METRICS = (
+    ("ws", "slowdown_p50"), ("ws", "slowdown_p99"), ("ws", "slowdown_p99_small"), ("ws", "slowdown_p99_large"),
+    ("ws", "flows_unfinished"), ("ws", "flows_excluded"),
+    ("incast", "slowdown_p50"), ("incast", "slowdown_p99"), ("incast", "burst_completion_max"),
+    ("incast", "flows_unfinished"), ("incast", "flows_excluded"),
+    ("all", "queue_p99"), ("all", "pause_frames"), ("all", "paused_time_host_nics"), ("all", "throughput"),
+    ("all", "dropped_frames"), ("all", "run_end"), ("all", "drain_cap_reached"),
+)
+
 PS = 1e12
 STATS = ("mean", "p50", "p95", "p99")
 COLUMNS = {"scheme": pl.Utf8, "workload": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64, "unit": pl.Utf8,
@@ -337,6 +353,25 @@ def slowdown_cdf_figure(runs, workloads: Sequence[str], out=None):
     return cdf_figure(panels, "FCT slowdown (FCT / ideal FCT)", 1.0, out)
 
 
+def key_table(table: pl.DataFrame) -> pl.DataFrame:
+    """The :data:`KEY_METRICS` rows of the tidy ``table`` side by side: one row per (workload,
+    metric, where: the port of a per-port metric), one column per scheme (in the table's order)."""
+    schemes = table["scheme"].unique(maintain_order=True).to_list()
+    first = pl.col("detail").str.split(",").list.first()
+    t = table.with_columns(where=pl.when((pl.col("workload") == "all") & first.str.contains("->", literal=True))
+                           .then(first).otherwise(pl.lit("")))
+    t = t.filter(pl.struct(["workload", "metric"]).map_elements(
+        lambda r: (r["workload"], r["metric"]) in KEY_METRICS, return_dtype=pl.Boolean))
+    if t.height == 0:
+        return pl.DataFrame()
+    order = {k: i for i, k in enumerate(KEY_METRICS)}
+    wide = t.pivot(on="scheme", index=["workload", "metric", "where", "unit"], values="value",
+                   aggregate_function="first")
+    wide = wide.with_columns(pl.struct(["workload", "metric"]).map_elements(
+        lambda r: order[(r["workload"], r["metric"])], return_dtype=pl.Int64).alias("_o"))
+    return wide.sort("_o", maintain_order=True).select(["workload", "metric", "where", "unit", *schemes])
+
+
 def post(ctx):
     from .._tables import to_markdown
 
@@ -359,6 +394,7 @@ def post(ctx):
     table = pl.concat([pl.DataFrame(run_rows(name, res, bins.filter(pl.col("scheme") == name)), schema=COLUMNS)
                        for name, res in ctx.runs], how="vertical")
     table.write_csv(out / "cc_compare.csv")
+    key_table(table).write_csv(out / "cc_compare_key.csv")
     quick = " (quick: a shorter arrival window than the full form; not the study's numbers)" if ctx.quick else ""
     (out / "cc_compare.md").write_text(
         f"# {ctx.name}{quick}: one row per (scheme, workload, metric)\n\n"
