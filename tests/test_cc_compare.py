@@ -58,9 +58,13 @@ def test_every_variant_runs_quick_with_a_row_per_scheme(quick):
         assert mine.filter(pl.col("metric") == "queue_p99").height == 3
         # the incast's bursts: every one finished, within the run
         assert 0 < rows_of(mine, "incast", "burst_completion_max") < run["run_end"]
-    # the same flows for every scheme (same seed): the workloads' flow counts agree
+    # the same flows for every scheme (same seed): the workloads' flow counts agree, and every flow
+    # has the same source, destination, size and start in every run
     counts = table.filter(pl.col("metric") == "flows").group_by("workload").agg(pl.col("value").n_unique())
     assert (counts["value"] == 1).all()
+    cols = ["flow", "src", "dst", "size_bytes", "start_ps"]
+    flows = [qcnsim.Results.read(out / s).tables["fct"].select(cols) for s in schemes]
+    assert all(f.equals(flows[0]) for f in flows[1:])
     # the rows are in the experiment's summary too, with the scheme as the variant
     assert set(summary.filter(pl.col("workload").is_not_null())["variant"].unique()) == set(schemes)
     for f in ("cc_compare.md", "cc_compare_key.csv", "cc_fct_bins.csv", "cc_fct_slowdown.png", "cc_incast_slowdown.png",
