@@ -182,7 +182,6 @@ def run_rows(scheme: str, res, bins: pl.DataFrame) -> List[dict]:
     excluded flows and the overall and small-flow slowdowns; run-wide the queues, PFC, throughput,
     transport and drain rows."""
     rows: List[dict] = []
-    end = run_end_s(res)
     window = _arrival_window_ps(res)
     names = [w["name"] for w in res.resolved.get("workloads", [])]
     for w in names:
@@ -195,7 +194,7 @@ def run_rows(scheme: str, res, bins: pl.DataFrame) -> List[dict]:
         how = first["unfinished_as"]
         rows.append(_row(scheme, w, "flows", first["flows"], "flows", "flows the workload generated"))
         rows.append(_row(scheme, w, "flows_unfinished", first["unfinished"], "flows",
-                         f"not finished at the run's end ({end:g} s)"))
+                         "not finished at the run's end (the run_end row)"))
         rows.append(_row(scheme, w, "flows_excluded", first["unfinished"] if how == "excluded" else 0, "flows",
                          f"left out of the slowdown statistics (analysis.fct_unfinished: unfinished {how})"))
         for st in STATS:
