@@ -7,8 +7,9 @@ The report opens with a one-screen overview: per experiment what it shows (the f
 ``PUBLISHED`` entries matched against its summary by
 :func:`qcnsim.reproduce.published_table`) and a verdict
 (ran / failed; close to or deviating from the published values). Then, per experiment, its own
-figures with captions (the module's ``CAPTIONS``), with the generic figures (throughput, queue,
-CR, TR of every variant), the setup, the interpretations, long tables and the runs folded into
+figures with captions (the module's ``CAPTIONS``) and its own tables (``REPORT_TABLES``), with
+the generic figures (throughput, queue, CR, TR of every variant), the setup, the
+interpretations, long tables and the runs folded into
 ``<details>`` sections; then the run metadata (qcnsim version, Python, platform, CPU, start time,
 wall times). Each figure is embedded once.
 
@@ -178,6 +179,19 @@ def first_sentence(text: str) -> str:
     text = " ".join(str(text or "").split())
     first = re.split(r"(?<=\.)\s|;\s", text, maxsplit=1)[0].rstrip(".;") if text else ""
     return f"{first}." if first else ""
+
+
+def experiment_tables(name: str, out_dir: Path) -> List[Tuple[str, pl.DataFrame]]:
+    """The tables the experiment module lists in ``REPORT_TABLES`` (``{file name in the
+    experiment's output directory: title}``, CSV files its ``post`` wrote), in that order, those
+    that exist: the report shows them in the experiment's section after its figures."""
+    tables = getattr(_module(name), "REPORT_TABLES", None) or {}
+    out = []
+    for fname, title in tables.items():
+        p = Path(out_dir) / fname
+        if p.is_file():
+            out.append((str(title), pl.read_csv(p)))
+    return out
 
 
 def caption(name: str, fig: Path) -> str:
@@ -470,6 +484,9 @@ def render(reports: Sequence[ExperimentReport], meta: Dict[str, str]) -> str:
         if own:
             parts.append("<h3>Figures</h3>")
             parts.extend(_img(f, caption(r.name, f)) for f in own)
+        for title, df in experiment_tables(r.name, r.out_dir):
+            parts.append(f"<h3>{_e(title)}</h3>" + _html_table(df) if df.height <= 4 * FOLD_ROWS
+                         else _fold(f"{title} ({df.height} rows)", _html_table(df)))
         if common:
             parts.append(_fold(f"Generic figures ({len(common)}: throughput, queues and rates of every variant)",
                                "".join(_img(f, caption(r.name, f)) for f in common), open_=not own))
