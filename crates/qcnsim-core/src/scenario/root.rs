@@ -30,6 +30,13 @@ use toml::Value;
 /// into the scenario model.
 pub(super) fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
     let (root, topo_json, work_json) = generate(root, seed_over)?;
+    // the network's entries are read (and dropped) one by one, outside the document
+    let mut root = root.into_owned();
+    let net = [
+        TableReader::take_tables(&mut root, "hosts"),
+        TableReader::take_tables(&mut root, "switches"),
+        TableReader::take_tables(&mut root, "links"),
+    ];
     let mut r = TableReader::new("", &root);
     let mut resolved = Map::new();
     if let Some(j) = topo_json {
@@ -41,12 +48,14 @@ pub(super) fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scen
 
     let meta = read_meta(&mut r, seed_over, &mut resolved)?;
     let def = links::read_defaults(&mut r, &mut resolved)?;
-    let (nodes, index) = links::read_nodes(&mut r, &def, &mut resolved)?;
-    let links = links::read_links(&mut r, &def, &nodes, &index, &mut resolved)?;
-    // the routing tables are the first thing sized by the network: refuse them before
-    // allocating when they alone exceed the memory budget
-    super::routes::check_budget(&nodes, &links, super::routes::document_budget(&root))?;
-    let mut sc = skeleton(meta.name, meta.duration, meta.seed, nodes, links, index);
+    let [hosts, switches, links] = net;
+    let (nodes, index) = links::read_nodes([hosts?, switches?], &def, &mut resolved)?;
+    let links = links::read_links(links?, &def, &nodes, &index, &mut resolved)?;
+    // the routing tables are the first thing sized by the network: refused when they alone
+    // exceed the memory budget (clamped to the machine)
+    let (limit, budget) = super::routes::document_limit(&root);
+    let routes = super::routes::build(&nodes, &links, limit, budget)?;
+    let mut sc = skeleton(meta.name, meta.duration, meta.seed, nodes, links, index, routes);
     sc.drain_until = meta.drain_until;
     sc.nic_round_robin = def.nic_rr;
 
@@ -132,18 +141,18 @@ fn generate(
         .and_then(|d| units::parse_time(d).ok())
         .unwrap_or(units::SEC);
     let mut work_json = None;
-    let root = match workload::generate(
+    let mut root = root;
+    if let Some((flows, j)) = workload::generate(
         &root,
         seed_over.unwrap_or(meta_seed),
         meta_duration,
         topo_json.as_ref(),
     )? {
-        Some((t, j)) => {
-            work_json = Some(j);
-            Cow::Owned(t)
-        }
-        None => root,
-    };
+        work_json = Some(j);
+        let doc = root.to_mut();
+        doc.remove("workloads");
+        doc.insert("flows".into(), Value::Array(flows));
+    }
     Ok((root, topo_json, work_json))
 }
 
@@ -246,8 +255,8 @@ fn skeleton(
     nodes: Vec<NodeSpec>,
     links: Vec<LinkSpec>,
     index: HashMap<String, usize>,
+    routes: Routes,
 ) -> Scenario {
-    let routes = Routes::compute(&nodes, &links);
     Scenario {
         name,
         duration,
