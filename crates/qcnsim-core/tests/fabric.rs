@@ -273,11 +273,7 @@ fn hundred_thousand_hosts_validate_in_bounded_memory() {
     // per-port arrays: about 2 MB, where a nodes x nodes table would take 41 GB (a switch x
     // destination-switch table took 24 MB)
     assert!(sc.routes.structure().is_some());
-    assert!(
-        sc.routes.bytes() < 4_000_000,
-        "{} bytes",
-        sc.routes.bytes()
-    );
+    assert!(sc.routes.bytes() < 4_000_000, "{} bytes", sc.routes.bytes());
     assert_eq!(sc.flows[0].path.len(), 4);
 }
 
@@ -407,27 +403,95 @@ fn routes_agree_with_brute_force_shortest_paths() {
 }
 
 /// Issue 27: routing tables that alone exceed `metrics.memory_budget` are refused, with the
-/// estimate and the budget in the message: a generated fabric's before they are allocated (their
-/// size follows from its shape), any other graph's once the search has passed the budget (here a
-/// k = 16 fat-tree with one link cut, searched generically, under 100 KB).
+/// estimate and the budget in the message: a generated fabric's before it is generated (its size
+/// follows from its parameters), any other graph's once the search has passed the budget (here
+/// 300 switches linked at random, whose tables do not compress, under 200 KB).
 #[test]
 fn routing_tables_over_the_budget_are_refused_before_allocating() {
-    let ft = "[meta]\nduration = \"1ms\"\n[topology]\nkind = \"fat-tree\"\nk = 16\n\
-              [[flows]]\nsrc = \"h0\"\ndst = \"h1023\"\nrate = \"1Gbps\"\n";
-    let cut = format!("{ft}[topology.links.\"agg0-core0\"]\ncut = true\n");
-    let e = scenario::load(&cut, &["metrics.memory_budget=100KB".to_string()])
+    let mut t = String::from(
+        "[meta]\nduration = \"1ms\"\n[[switches]]\nname = \"s{i}\"\ncount = 300\n\
+         [[hosts]]\nname = \"h{i}\"\ncount = 300\n[[links]]\nbetween = [\"h{i}\", \"s{i}\"]\n\
+         count = 300\n[[flows]]\nsrc = \"h0\"\ndst = \"h299\"\nrate = \"1Gbps\"\n",
+    );
+    let mut x = 7u64;
+    let mut seen = std::collections::HashSet::new();
+    for a in 0..300u64 {
+        // a ring, so that every switch is reached, and two random chords each
+        let mut ends = vec![(a, (a + 1) % 300)];
+        for _ in 0..2 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ends.push((a, x % 300));
+        }
+        for (u, v) in ends {
+            if u != v && seen.insert((u.min(v), u.max(v))) {
+                t += &format!("[[links]]\nbetween = [\"s{u}\", \"s{v}\"]\n");
+            }
+        }
+    }
+    let e = scenario::load(&t, &["metrics.memory_budget=200KB".to_string()])
         .err()
-        .expect("routes over 100 KB refused");
+        .expect("routes over 200 KB refused");
     assert_eq!(e.path, "metrics.memory_budget");
     let msg = e.to_string();
-    assert!(msg.contains("320 switches, 128 with hosts"), "{msg}");
     assert!(msg.contains("routing tables"), "{msg}");
-    // the generated fabric's tables: the estimate is what they take
+    assert!(msg.contains("300 switches, 300 with hosts"), "{msg}");
+    assert!(msg.contains("searched from"), "{msg}");
+    // and within a budget that holds them: the generic search, tables of that size
+    let sc = load(&t, &[]);
+    assert!(sc.routes.structure().is_none());
+    assert!(sc.routes.bytes() > 200_000, "{}", sc.routes.bytes());
+    // a generated fabric's tables: the estimate is what they take
+    let ft = "[meta]\nduration = \"1ms\"\n[topology]\nkind = \"fat-tree\"\nk = 16\n\
+              [[flows]]\nsrc = \"h0\"\ndst = \"h1023\"\nrate = \"1Gbps\"\n";
     let sc = load(ft, &[]);
     let est = scenario::routes::estimate(&sc.nodes, &sc.links);
     assert_eq!((est.n_sw, est.n_dst), (320, 128));
     assert_eq!(est.bytes, sc.routes.bytes() as u128);
     assert!(est.bytes < 100_000, "{}", est.bytes);
+}
+
+/// Issue 27: a generated fabric too large for the memory budget is refused from its parameters,
+/// before the generator writes anything, with the estimate by part and the budget: a k = 128
+/// fat-tree (524,288 hosts) under the default 2 GiB, a leaf-spine of 100,000 leaves under 512 MB.
+#[test]
+fn a_fabric_over_the_budget_is_refused_before_it_is_generated() {
+    let ft = "[meta]\nduration = \"1ms\"\n[topology]\nkind = \"fat-tree\"\nk = 128\n";
+    let e = scenario::load(ft, &[]).err().expect("k = 128 refused");
+    assert_eq!(e.path, "metrics.memory_budget");
+    let msg = e.to_string();
+    for want in [
+        "\"2.0 GiB\"",
+        "a k = 128 fat-tree of 524288 hosts, 20480 switches and 1572864 links",
+        "before generating it",
+        "network (nodes and ports)",
+        "routing tables",
+        "topology.k",
+    ] {
+        assert!(msg.contains(want), "{want}: {msg}");
+    }
+    let ls = "[meta]\nduration = \"1ms\"\n[topology]\nleaves = 100000\nspines = 2\n\
+              hosts_per_leaf = 1\n[[flows]]\nsrc = \"h0\"\ndst = \"h99999\"\nrate = \"1Gbps\"\n";
+    let e = scenario::load(ls, &["metrics.memory_budget=\"512MB\"".to_string()])
+        .err()
+        .expect("100,000 leaves under 512 MB refused");
+    assert_eq!(e.path, "metrics.memory_budget");
+    let msg = e.to_string();
+    assert!(msg.contains("\"488.3 MiB\""), "{msg}");
+    assert!(
+        msg.contains("a leaf-spine of 100000 leaves and 2 spines of 100000 hosts"),
+        "{msg}"
+    );
+    // the figures are those of the parameters' estimate
+    let f = scenario::routes::Fabric::LeafSpine {
+        leaves: 100_000,
+        spines: 2,
+        hosts_per_leaf: 1,
+        parallel: 1,
+    };
+    let routes = scenario::budget::fmt_bytes(f.route_bytes());
+    assert!(msg.contains(&format!("routing tables {routes}")), "{msg}");
 }
 
 /// Issue 27: a generated fabric's routes are written from its structure (up-down, one ECMP

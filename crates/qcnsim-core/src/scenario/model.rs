@@ -247,6 +247,8 @@ pub struct MetricsSpec {
     /// The intervals widened to fit `metrics.max_sample_rows` (scenario/budget.rs): the field,
     /// the interval asked for and the interval used; each is a `warning_interval_widened` row.
     pub widened: Vec<(&'static str, SimTime, SimTime)>,
+    /// `metrics.max_sample_rows` (also bounds the fluid solver's tables).
+    pub max_sample_rows: u64,
     /// `metrics.memory_budget`, clamped to the memory the machine has available (budget.rs).
     pub memory_limit: u64,
     /// The frames and pending events a run may hold before it stops with an error

@@ -55,7 +55,15 @@ pub(super) fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scen
     // exceed the memory budget (clamped to the machine)
     let (limit, budget) = super::routes::document_limit(&root);
     let routes = super::routes::build(&nodes, &links, limit, budget)?;
-    let mut sc = skeleton(meta.name, meta.duration, meta.seed, nodes, links, index, routes);
+    let mut sc = skeleton(
+        meta.name,
+        meta.duration,
+        meta.seed,
+        nodes,
+        links,
+        index,
+        routes,
+    );
     sc.drain_until = meta.drain_until;
     sc.nic_round_robin = def.nic_rr;
 
@@ -314,6 +322,7 @@ fn skeleton(
             max_event_rows: 0,
             host_queues: false,
             widened: Vec::new(),
+            max_sample_rows: budget::DEFAULT_MAX_SAMPLE_ROWS as u64,
             memory_limit: u64::MAX,
             frames_cap: u64::MAX,
         },
@@ -473,6 +482,10 @@ fn read_fluid(sc: &mut Scenario, r: &mut TableReader, resolved: &mut Map<String,
     let fluid_given = r.has("fluid");
     let mut fr = r.sub("fluid")?;
     sc.fluid = fluid::read(&mut fr)?;
+    // the solver's tables within metrics.max_sample_rows, as the recorder's
+    if let Some((_, used)) = fluid::bound_rows(sc) {
+        fr.put("record_interval", Json::String(units::fmt_time(used)));
+    }
     let fj = fr.finish()?;
     if fluid_given {
         // a scenario without [fluid] is checked when it is solved (api::run_fluid)

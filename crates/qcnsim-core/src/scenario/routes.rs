@@ -346,8 +346,7 @@ impl Routes {
     /// left out: nothing is routed over them, and a host whose link is down is unreachable.
     /// Port indices stay those of the full topology.
     pub fn compute_without(nodes: &[NodeSpec], links: &[LinkSpec], down: &[bool]) -> Routes {
-        Routes::compute_within(nodes, links, down, u128::MAX)
-            .expect("no limit")
+        Routes::compute_within(nodes, links, down, u128::MAX).expect("no limit")
     }
 
     /// The tables by the generic search whatever the graph (to compare with those written from
@@ -564,7 +563,10 @@ impl Routes {
                 d += 1;
                 following.clear();
                 for &v in &frontier {
-                    let (lo, hi) = (in_start[v as usize] as usize, in_start[v as usize + 1] as usize);
+                    let (lo, hi) = (
+                        in_start[v as usize] as usize,
+                        in_start[v as usize + 1] as usize,
+                    );
                     for (&p, &u) in in_port[lo..hi].iter().zip(&in_from[lo..hi]) {
                         if dist[u as usize] == FAR {
                             dist[u as usize] = d;
@@ -910,8 +912,7 @@ pub fn document_limit(root: &toml::Table) -> (u64, u64) {
         .and_then(|b| b.as_str())
         .and_then(|b| crate::units::parse_bytes(b).ok())
         .unwrap_or(super::budget::DEFAULT_MEMORY_BUDGET);
-    let limit = super::budget::machine_memory()
-        .map_or(budget, |(m, _)| budget.min(m));
+    let limit = super::budget::machine_memory().map_or(budget, |(m, _)| budget.min(m));
     (limit, budget)
 }
 
@@ -975,9 +976,9 @@ pub fn build(
 pub fn describe(f: Fabric) -> String {
     match f {
         Fabric::FatTree { k } => format!("a k = {k} fat-tree"),
-        Fabric::LeafSpine {
-            leaves, spines, ..
-        } => format!("a leaf-spine of {leaves} leaves and {spines} spines"),
+        Fabric::LeafSpine { leaves, spines, .. } => {
+            format!("a leaf-spine of {leaves} leaves and {spines} spines")
+        }
     }
 }
 

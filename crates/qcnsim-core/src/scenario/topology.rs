@@ -11,6 +11,7 @@
 //! `core0..`. Link keys are `A-B` with the lower tier first, `#k` for the k-th parallel link.
 
 use super::reader::{show, Res, TableReader};
+use super::routes::Fabric;
 use crate::scenario::ScenarioError;
 use crate::units;
 use serde_json::Value as Json;
@@ -205,6 +206,7 @@ pub fn generate(root: &Table) -> Res<Option<(Table, Json)>> {
             if hosts as u64 > MAX_HOSTS {
                 return Err(t.err("k", k.to_string(), "a fat-tree of at most 1,000,000 hosts"));
             }
+            check_size(root, Fabric::FatTree { k }, "topology.k")?;
             for e in 0..k * h {
                 g.switch(format!("edge{e}"), &sw[0].0, &sw[0].1);
             }
@@ -291,6 +293,20 @@ pub fn generate(root: &Table) -> Res<Option<(Table, Json)>> {
                 spine.rate = Some(Value::String(format!("{r}bps")));
                 t.put("spine_rate", Json::String(format!("{r}bps")));
             }
+            check_size(
+                root,
+                Fabric::LeafSpine {
+                    leaves,
+                    spines,
+                    hosts_per_leaf: hpl,
+                    parallel,
+                },
+                if kind == "clos" {
+                    "topology.radix"
+                } else {
+                    "topology.leaves, topology.spines, topology.hosts_per_leaf"
+                },
+            )?;
             let leaf_sw = (
                 time(&mut t, "leaf_latency")?,
                 buffer(&mut t, "leaf_buffer")?,
@@ -343,6 +359,47 @@ pub fn generate(root: &Table) -> Res<Option<(Table, Json)>> {
         g.links.into_iter().map(|(_, l)| l).collect(),
     );
     Ok(Some((out, Json::Object(resolved))))
+}
+
+/// Refuse, before writing a single entry, a generated fabric whose network (nodes and ports,
+/// [`super::budget::network_bytes`]) and routing tables ([`Fabric::route_bytes`]) alone exceed
+/// `metrics.memory_budget` clamped to the memory this machine has available: estimated from
+/// the generator's parameters (its counts follow from them).
+fn check_size(root: &Table, f: Fabric, fields: &str) -> Res<()> {
+    let (hosts, switches, links) = f.counts();
+    let net = super::budget::network_bytes((hosts + switches) as u128, 2 * links as u128);
+    let routes = f.route_bytes();
+    let (limit, budget) = super::routes::document_limit(root);
+    if net + routes <= limit as u128 {
+        return Ok(());
+    }
+    let show = super::budget::fmt_bytes;
+    let machine = if limit < budget {
+        format!(
+            "; the budget is above the {} this machine has available and is clamped to it",
+            show(limit as u128)
+        )
+    } else {
+        match super::budget::machine_memory() {
+            Some((m, from)) => format!("; this machine has {} available ({from})", show(m as u128)),
+            None => String::new(),
+        }
+    };
+    Err(ScenarioError::new(
+        "metrics.memory_budget",
+        format!("\"{}\"", show(budget as u128)),
+        format!(
+            "a budget that holds this generated fabric, {} of {hosts} hosts, {switches} \
+             switches and {links} links: about {} before anything else the run needs, \
+             estimated from its parameters before generating it, by part: network (nodes and \
+             ports) {}, routing tables {}{machine}; make it smaller ({fields}) or raise \
+             metrics.memory_budget (docs/performance.md, \"Memory\")",
+            super::routes::describe(f),
+            show(net + routes),
+            show(net),
+            show(routes)
+        ),
+    ))
 }
 
 fn append(root: &mut Table, key: &str, items: Vec<Table>) {

@@ -830,8 +830,7 @@ fn class_load(
         return Err("a pattern matching the name of at least one link, \"A-B\" (\"*\" matches any text, e.g. \"leaf*-spine*\")".into());
     }
     let (limit, budget) = super::routes::document_limit(root);
-    let routes =
-        super::routes::build(&nodes, &links, limit, budget).map_err(|e| e.to_string())?;
+    let routes = super::routes::build(&nodes, &links, limit, budget).map_err(|e| e.to_string())?;
     let shortest = root
         .get("routing")
         .and_then(|r| r.get("mode"))
