@@ -5,7 +5,6 @@ use super::reader::{show, Res, TableReader};
 use super::{Capacity, LinkSpec, NodeKind, NodeSpec, PortIx, Scenario, ScenarioError};
 use crate::units::SimTime;
 use serde_json::{Map, Value as Json};
-use std::collections::HashMap;
 use toml::Value;
 
 /// `[defaults]`: the values of the node and link keys not given.
@@ -54,9 +53,9 @@ pub(super) fn read_nodes(
     lists: [Vec<toml::Table>; 2],
     def: &Defaults,
     resolved: &mut Map<String, Json>,
-) -> Res<(Vec<NodeSpec>, HashMap<String, usize>)> {
+) -> Res<(Vec<NodeSpec>, super::fasthash::NameIndex)> {
     let mut nodes = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut index = super::fasthash::NameIndex::default();
     let mut node_json = Vec::new();
     for ((kind, key), entries) in [(NodeKind::Host, "hosts"), (NodeKind::Switch, "switches")]
         .into_iter()
@@ -117,13 +116,13 @@ pub(super) fn read_links(
     entries: Vec<toml::Table>,
     def: &Defaults,
     nodes: &[NodeSpec],
-    index: &HashMap<String, usize>,
+    index: &super::fasthash::NameIndex,
     resolved: &mut Map<String, Json>,
 ) -> Res<Vec<LinkSpec>> {
     let mut links = Vec::with_capacity(entries.len());
     let mut link_json = Vec::with_capacity(entries.len());
     let mut n_links_of = vec![0usize; nodes.len()];
-    let mut pairs: HashMap<(usize, usize), u32> = HashMap::new();
+    let mut pairs: super::fasthash::FastMap<(usize, usize), u32> = Default::default();
     // each entry is dropped once read
     for (i, entry) in entries.into_iter().enumerate() {
         let mut t = TableReader::new(format!("links.{i}"), &entry);

@@ -11,7 +11,6 @@ use crate::proto::qcn_rp::RpParams;
 use crate::units::{self, SimTime};
 use routes::Routes;
 use serde_json::Value as Json;
-use std::collections::HashMap;
 
 /// Capacity of a queue.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -354,7 +353,7 @@ pub struct Scenario {
     /// `[routing]`: how flows without an explicit path are routed.
     pub routing: RoutingSpec,
     /// Node name -> index.
-    pub node_index: HashMap<String, usize>,
+    pub node_index: super::fasthash::NameIndex,
     /// `[fluid]`: the fluid solver's settings (ignored by packet-level runs).
     pub fluid: fluid::FluidSpec,
     pub resolved: Json,

@@ -23,7 +23,6 @@ use crate::proto::qcn_rp::RpParams;
 use crate::units::{self, SimTime};
 use serde_json::{Map, Value as Json};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use toml::Value;
 
 /// A scenario document (after `load` has applied a variant's `set` and the overrides) read
@@ -262,7 +261,7 @@ fn skeleton(
     seed: u64,
     nodes: Vec<NodeSpec>,
     links: Vec<LinkSpec>,
-    index: HashMap<String, usize>,
+    index: super::fasthash::NameIndex,
     routes: Routes,
 ) -> Scenario {
     Scenario {

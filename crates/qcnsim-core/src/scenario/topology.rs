@@ -44,8 +44,9 @@ struct Tier {
 struct Gen {
     hosts: Vec<Table>,
     switches: Vec<Table>,
-    /// (key, entry)
+    /// (key, entry); the key only when links are patched by name (else empty)
     links: Vec<(String, Table)>,
+    keys: bool,
 }
 
 impl Gen {
@@ -79,10 +80,10 @@ impl Gen {
         if let Some(v) = &tier.delay {
             t.insert("delay".into(), v.clone());
         }
-        let key = if k == 0 {
-            format!("{a}-{b}")
-        } else {
-            format!("{a}-{b}#{k}")
+        let key = match (self.keys, k) {
+            (false, _) => String::new(),
+            (true, 0) => format!("{a}-{b}"),
+            (true, _) => format!("{a}-{b}#{k}"),
         };
         self.links.push((key, t));
     }
@@ -171,6 +172,7 @@ pub fn generate(root: &Table) -> Res<Option<(Table, Json)>> {
         hosts: Vec::new(),
         switches: Vec::new(),
         links: Vec::new(),
+        keys: tt.contains_key("links"),
     };
     match kind.as_str() {
         "fat-tree" => {
@@ -207,33 +209,33 @@ pub fn generate(root: &Table) -> Res<Option<(Table, Json)>> {
                 return Err(t.err("k", k.to_string(), "a fat-tree of at most 1,000,000 hosts"));
             }
             check_size(root, Fabric::FatTree { k }, "topology.k")?;
-            for e in 0..k * h {
-                g.switch(format!("edge{e}"), &sw[0].0, &sw[0].1);
+            let names = |p: &str, n: usize| (0..n).map(|i| format!("{p}{i}")).collect::<Vec<_>>();
+            let (edge, aggs, cores) = (
+                names("edge", k * h),
+                names("agg", k * h),
+                names("core", h * h),
+            );
+            for (e, sw) in [(&edge, &sw[0]), (&aggs, &sw[1]), (&cores, &sw[2])] {
+                for n in e {
+                    g.switch(n.clone(), &sw.0, &sw.1);
+                }
             }
-            for a in 0..k * h {
-                g.switch(format!("agg{a}"), &sw[1].0, &sw[1].1);
-            }
-            for c in 0..h * h {
-                g.switch(format!("core{c}"), &sw[2].0, &sw[2].1);
-            }
-            for e in 0..k * h {
+            for (e, en) in edge.iter().enumerate() {
                 for m in 0..h {
-                    let n = e * h + m;
-                    g.host(format!("h{n}"));
-                    g.link(&format!("h{n}"), &format!("edge{e}"), 0, &host);
+                    let hn = format!("h{}", e * h + m);
+                    g.link(&hn, en, 0, &host);
+                    g.host(hn);
                 }
             }
             for pod in 0..k {
                 for i in 0..h {
                     for j in 0..h {
-                        let (e, a) = (pod * h + i, pod * h + j);
-                        g.link(&format!("edge{e}"), &format!("agg{a}"), 0, &agg);
+                        g.link(&edge[pod * h + i], &aggs[pod * h + j], 0, &agg);
                     }
                 }
                 for j in 0..h {
                     for c in 0..h {
-                        let a = pod * h + j;
-                        g.link(&format!("agg{a}"), &format!("core{}", j * h + c), 0, &core);
+                        g.link(&aggs[pod * h + j], &cores[j * h + c], 0, &core);
                     }
                 }
             }
@@ -315,23 +317,25 @@ pub fn generate(root: &Table) -> Res<Option<(Table, Json)>> {
                 time(&mut t, "spine_latency")?,
                 buffer(&mut t, "spine_buffer")?,
             );
-            for l in 0..leaves {
-                g.switch(format!("leaf{l}"), &leaf_sw.0, &leaf_sw.1);
+            let leaf: Vec<String> = (0..leaves).map(|l| format!("leaf{l}")).collect();
+            let spine_n: Vec<String> = (0..spines).map(|s| format!("spine{s}")).collect();
+            for l in &leaf {
+                g.switch(l.clone(), &leaf_sw.0, &leaf_sw.1);
             }
-            for s in 0..spines {
-                g.switch(format!("spine{s}"), &spine_sw.0, &spine_sw.1);
+            for s in &spine_n {
+                g.switch(s.clone(), &spine_sw.0, &spine_sw.1);
             }
-            for l in 0..leaves {
+            for (l, ln) in leaf.iter().enumerate() {
                 for m in 0..hpl {
-                    let n = l * hpl + m;
-                    g.host(format!("h{n}"));
-                    g.link(&format!("h{n}"), &format!("leaf{l}"), 0, &host);
+                    let hn = format!("h{}", l * hpl + m);
+                    g.link(&hn, ln, 0, &host);
+                    g.host(hn);
                 }
             }
-            for l in 0..leaves {
-                for s in 0..spines {
+            for ln in &leaf {
+                for sn in &spine_n {
                     for k in 0..parallel {
-                        g.link(&format!("leaf{l}"), &format!("spine{s}"), k, &spine);
+                        g.link(ln, sn, k, &spine);
                     }
                 }
             }

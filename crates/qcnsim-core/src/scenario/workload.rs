@@ -147,7 +147,7 @@ fn hosts_and_rates(root: &Table) -> Vec<(String, f64)> {
                 .collect()
         })
         .unwrap_or_default();
-    let mut rate: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
+    let mut rate: super::fasthash::FastMap<&str, f64> = Default::default();
     if let Some(links) = root.get("links").and_then(|l| l.as_array()) {
         for l in links {
             let r = l
@@ -172,8 +172,8 @@ fn hosts_and_rates(root: &Table) -> Vec<(String, f64)> {
 
 /// Host name -> its first index in `hosts` (what a linear search from the front finds), so
 /// that looking names up is not linear in the hosts.
-fn host_index(hosts: &[(String, f64)]) -> std::collections::HashMap<&str, usize> {
-    let mut m = std::collections::HashMap::with_capacity(hosts.len());
+fn host_index(hosts: &[(String, f64)]) -> super::fasthash::FastMap<&str, usize> {
+    let mut m = super::fasthash::FastMap::with_capacity_and_hasher(hosts.len(), Default::default());
     for (i, (h, _)) in hosts.iter().enumerate() {
         m.entry(h.as_str()).or_insert(i);
     }
