@@ -10,8 +10,8 @@
 //! shortest-path port and the ECMP group (the equal-cost ports in port order), stored once in a
 //! shared pool and referred to by every run that uses it. A fat-tree's edge switch has three
 //! runs (everything up, itself, everything up), an aggregation switch one per edge switch of
-//! its pod plus two, a core switch one per pod: k = 64 needs a few megabytes where a switch ×
-//! switch table took 63 MB.
+//! its pod plus two, a core switch one per pod: k = 64 needs 5 MB where a switch ×
+//! destination-switch table took 63 MB.
 //!
 //! Two builders give identical tables (a property test compares them):
 //! - **from the structure**: a leaf-spine, two-tier Clos or k-ary fat-tree as the generators
@@ -935,7 +935,12 @@ pub fn build(
                 show(limit as u128)
             )
         } else {
-            String::new()
+            match super::budget::machine_memory() {
+                Some((m, from)) => {
+                    format!(" (this machine has {} available, {from})", show(m as u128))
+                }
+                None => String::new(),
+            }
         };
         super::ScenarioError::new(
             "metrics.memory_budget",
