@@ -1,5 +1,6 @@
 """Safety at scale (issue 27): a widened recording interval is reported on stderr and in the run's
-warnings; a memory budget above the machine is clamped to it; the fluid solver honours SIGTERM."""
+warnings; a memory budget above the machine is clamped to it; the fluid solver and validation
+honour SIGTERM; a fabric too large for the budget is refused before it is generated."""
 
 from __future__ import annotations
 
@@ -94,17 +95,21 @@ def test_sigterm_ends_the_fluid_solver_within_a_second_and_writes_nothing(tmp_pa
 
 
 def test_sigterm_ends_validation_within_a_second_and_writes_nothing(tmp_path):
-    # a k = 96 fat-tree (221,184 hosts): about 10 s to validate on this machine (2026-11-27,
-    # after the faster routes and headroom; k = 64 now takes under 3 s, too close to the signal);
-    # before issue 27 SIGTERM at 2.5 s ended a k = 64 run 10.6 s later
+    # a k = 80 fat-tree (128,000 hosts) with one link cut, so that its routes come from the
+    # generic search (one breadth-first search per edge switch: 3,200 over 512,000 ports) rather
+    # than from its structure: about 5 s of CPU to validate on this machine (2026-11-27). Whole
+    # fabrics are routed from their structure and validate too fast to be interrupted (k = 64 in
+    # about 1.5 s; k = 96 before routing from the structure took 10 s, and was used here); before
+    # issue 27 SIGTERM at 2.5 s ended a k = 64 run 10.6 s later
     sc = tmp_path / "ft.toml"
-    sc.write_text('[meta]\nduration = "1ms"\n[topology]\nkind = "fat-tree"\nk = 96\n')
+    sc.write_text('[meta]\nduration = "1ms"\n[metrics]\nevents = []\n[topology]\nkind = "fat-tree"\n'
+                  'k = 80\n[topology.links."agg0-core0"]\ncut = true\n')
     d = tmp_path / "out"
     env = dict(os.environ, QCNSIM_PROGRESS="0")
     p = subprocess.Popen([sys.executable, "-m", "qcnsim", "run", str(sc), "--out", str(d)],
                          env=env, stderr=subprocess.PIPE, text=True)
     time.sleep(2.5)
-    assert p.poll() is None, "the k = 96 fat-tree was validated before the signal: nothing to interrupt"
+    assert p.poll() is None, "the fat-tree was validated before the signal: nothing to interrupt"
     t = time.monotonic()
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=60)
@@ -114,3 +119,23 @@ def test_sigterm_ends_validation_within_a_second_and_writes_nothing(tmp_path):
     assert not d.exists()
     assert sorted(x.name for x in tmp_path.iterdir()) == ["ft.toml"]
     assert took < 5.0, took
+
+
+def test_a_fabric_too_large_is_refused_with_the_estimate_before_it_is_generated():
+    # issue 27: a k = 128 fat-tree (524,288 hosts) under the default budget, a 100,000-leaf
+    # leaf-spine under 512 MB: refused from the generator's parameters, before anything is
+    # generated (before, the k = 128 refusal came after 11.6 s and 4.3 GiB spent generating)
+    cases = [
+        ('[topology]\nkind = "fat-tree"\nk = 128\n', [],
+         ["a k = 128 fat-tree of 524288 hosts", '"2.0 GiB"', "topology.k"]),
+        ('[topology]\nleaves = 100000\nspines = 2\nhosts_per_leaf = 1\n', ['metrics.memory_budget="512MB"'],
+         ["a leaf-spine of 100000 leaves and 2 spines", '"488.3 MiB"', "topology.leaves"]),
+    ]
+    for topo, ov, wants in cases:
+        sc = qcnsim.Scenario.from_text('[meta]\nduration = "1ms"\n' + topo).with_overrides(ov)
+        with pytest.raises(qcnsim.ScenarioError) as ei:
+            sc.resolved()
+        assert ei.value.path == "metrics.memory_budget"
+        e = str(ei.value)
+        for want in wants + ["before generating it", "network (nodes and ports)", "routing tables"]:
+            assert want in e, (want, e)

@@ -10,8 +10,12 @@ pub use crate::table::{Column, ColumnData, RunOutput, Table};
 /// Check a scenario (TOML text plus `path=value` overrides) and return it resolved, with every
 /// default filled in, as JSON text.
 pub fn validate(toml_text: &str, overrides: &[String]) -> Result<String, ScenarioError> {
-    let sc = crate::scenario::load(toml_text, overrides)?;
-    Ok(serde_json::to_string_pretty(&sc.resolved).unwrap_or_default())
+    let mut sc = crate::scenario::load(toml_text, overrides)?;
+    // the resolved document alone, compact (a generated fabric's is most of it; the caller
+    // parses it): the rest of the scenario is freed first
+    let resolved = std::mem::take(&mut sc.resolved);
+    drop(sc);
+    Ok(serde_json::to_string(&resolved).unwrap_or_default())
 }
 
 /// Run a scenario. `seed` overrides `meta.seed`. `progress` is called about every 0.2 s of wall

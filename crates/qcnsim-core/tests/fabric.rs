@@ -269,13 +269,11 @@ fn hundred_thousand_hosts_validate_in_bounded_memory() {
                   [routing]\nmode = \"ecmp\"\n[[flows]]\nsrc = \"h0\"\ndst = \"h99999\"\nrate = \"1Gbps\"\n";
     let sc = load(fabric, &[]);
     assert_eq!(sc.nodes.len(), 100_000 + 2016);
-    // 2016 x 2000 (next port, distance) entries plus per-node and per-port arrays: ~28 MB, where a
-    // nodes x nodes table would take 41 GB
-    assert!(
-        sc.routes.bytes() < 40_000_000,
-        "{} bytes",
-        sc.routes.bytes()
-    );
+    // written from the structure: 3 runs per leaf, 2,000 per spine, plus the per-node and
+    // per-port arrays: about 2 MB, where a nodes x nodes table would take 41 GB (a switch x
+    // destination-switch table took 24 MB)
+    assert!(sc.routes.structure().is_some());
+    assert!(sc.routes.bytes() < 4_000_000, "{} bytes", sc.routes.bytes());
     assert_eq!(sc.flows[0].path.len(), 4);
 }
 
@@ -404,40 +402,189 @@ fn routes_agree_with_brute_force_shortest_paths() {
     }
 }
 
-/// Issue 27: routing tables that alone exceed `metrics.memory_budget` are refused before they
-/// are allocated, with the estimate and the budget in the message: a leaf-spine of 100,000
-/// leaves (100,002 switches x 100,000 with hosts x 6 B = 60 GB) under the default budget, and a
-/// k = 16 fat-tree (320 x 128 switches) under a 100 KB budget.
+/// Issue 27: routing tables that alone exceed `metrics.memory_budget` are refused, with the
+/// estimate and the budget in the message: a generated fabric's before it is generated (its size
+/// follows from its parameters), any other graph's once the search has passed the budget (here
+/// 300 switches linked at random, whose tables do not compress, under 200 KB).
 #[test]
 fn routing_tables_over_the_budget_are_refused_before_allocating() {
-    let big =
-        "[meta]\nduration = \"1ms\"\n[topology]\nleaves = 100000\nspines = 2\nhosts_per_leaf = 1\n\
-               [[flows]]\nsrc = \"h0\"\ndst = \"h99999\"\nrate = \"1Gbps\"\n";
-    let e = scenario::load(big, &[]).expect_err("60 GB of routes refused");
+    let mut t = String::from(
+        "[meta]\nduration = \"1ms\"\n[[switches]]\nname = \"s{i}\"\ncount = 300\n\
+         [[hosts]]\nname = \"h{i}\"\ncount = 300\n[[links]]\nbetween = [\"h{i}\", \"s{i}\"]\n\
+         count = 300\n[[flows]]\nsrc = \"h0\"\ndst = \"h299\"\nrate = \"1Gbps\"\n",
+    );
+    let mut x = 7u64;
+    let mut seen = std::collections::HashSet::new();
+    for a in 0..300u64 {
+        // a ring, so that every switch is reached, and two random chords each
+        let mut ends = vec![(a, (a + 1) % 300)];
+        for _ in 0..2 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ends.push((a, x % 300));
+        }
+        for (u, v) in ends {
+            if u != v && seen.insert((u.min(v), u.max(v))) {
+                t += &format!("[[links]]\nbetween = [\"s{u}\", \"s{v}\"]\n");
+            }
+        }
+    }
+    let e = scenario::load(&t, &["metrics.memory_budget=200KB".to_string()])
+        .err()
+        .expect("routes over 200 KB refused");
     assert_eq!(e.path, "metrics.memory_budget");
     let msg = e.to_string();
-    assert!(msg.contains("2.0 GiB"), "{msg}");
-    assert!(msg.contains("55.9 GiB"), "{msg}");
-    assert!(
-        msg.contains("100002 switches × 100000 switches with hosts"),
-        "{msg}"
-    );
+    assert!(msg.contains("routing tables"), "{msg}");
+    assert!(msg.contains("300 switches, 300 with hosts"), "{msg}");
+    assert!(msg.contains("searched from"), "{msg}");
+    // and within a budget that holds them: the generic search, tables of that size
+    let sc = load(&t, &[]);
+    assert!(sc.routes.structure().is_none());
+    assert!(sc.routes.bytes() > 200_000, "{}", sc.routes.bytes());
+    // a generated fabric's tables: the estimate is what they take
     let ft = "[meta]\nduration = \"1ms\"\n[topology]\nkind = \"fat-tree\"\nk = 16\n\
               [[flows]]\nsrc = \"h0\"\ndst = \"h1023\"\nrate = \"1Gbps\"\n";
-    let e = scenario::load(ft, &["metrics.memory_budget=100KB".to_string()])
-        .expect_err("routes over 100 KB refused");
+    let sc = load(ft, &[]);
+    let est = scenario::routes::estimate(&sc.nodes, &sc.links);
+    assert_eq!((est.n_sw, est.n_dst), (320, 128));
+    assert_eq!(est.bytes, sc.routes.bytes() as u128);
+    assert!(est.bytes < 100_000, "{}", est.bytes);
+}
+
+/// Issue 27: a generated fabric too large for the memory budget is refused from its parameters,
+/// before the generator writes anything, with the estimate by part and the budget: a k = 128
+/// fat-tree (524,288 hosts) under the default 2 GiB, a leaf-spine of 100,000 leaves under 512 MB.
+#[test]
+fn a_fabric_over_the_budget_is_refused_before_it_is_generated() {
+    let ft = "[meta]\nduration = \"1ms\"\n[topology]\nkind = \"fat-tree\"\nk = 128\n";
+    let e = scenario::load(ft, &[]).err().expect("k = 128 refused");
+    assert_eq!(e.path, "metrics.memory_budget");
     let msg = e.to_string();
+    for want in [
+        "\"2.0 GiB\"",
+        "a k = 128 fat-tree of 524288 hosts, 20480 switches and 1572864 links",
+        "before generating it",
+        "network (nodes and ports)",
+        "routing tables",
+        "topology.k",
+    ] {
+        assert!(msg.contains(want), "{want}: {msg}");
+    }
+    let ls = "[meta]\nduration = \"1ms\"\n[topology]\nleaves = 100000\nspines = 2\n\
+              hosts_per_leaf = 1\n[[flows]]\nsrc = \"h0\"\ndst = \"h99999\"\nrate = \"1Gbps\"\n";
+    let e = scenario::load(ls, &["metrics.memory_budget=\"512MB\"".to_string()])
+        .err()
+        .expect("100,000 leaves under 512 MB refused");
+    assert_eq!(e.path, "metrics.memory_budget");
+    let msg = e.to_string();
+    assert!(msg.contains("\"488.3 MiB\""), "{msg}");
     assert!(
-        msg.contains("320 switches × 128 switches with hosts"),
+        msg.contains("a leaf-spine of 100000 leaves and 2 spines of 100000 hosts"),
         "{msg}"
     );
-    // and the estimate is what the tables then take
-    let sc = load(ft, &[]);
-    let (est, n_sw, n_dst) = scenario::routes::estimate(&sc.nodes, &sc.links);
-    assert_eq!((n_sw, n_dst), (320, 128));
-    assert!(
-        est >= sc.routes.bytes() as u128,
-        "{est} < {}",
-        sc.routes.bytes()
-    );
+    // the figures are those of the parameters' estimate
+    let f = scenario::routes::Fabric::LeafSpine {
+        leaves: 100_000,
+        spines: 2,
+        hosts_per_leaf: 1,
+        parallel: 1,
+    };
+    let routes = scenario::budget::fmt_bytes(f.route_bytes());
+    assert!(msg.contains(&format!("routing tables {routes}")), "{msg}");
+}
+
+/// Issue 27: a generated fabric's routes are written from its structure (up-down, one ECMP
+/// group per destination pod or leaf), and they equal those of the generic search, run by run
+/// (first destination, shortest-path port, ECMP ports in order), and a brute-force
+/// shortest-path computation; a cut link falls back to the generic search.
+fn structural_equals_generic(text: &str) {
+    let sc = load(text, &[]);
+    let f = sc
+        .routes
+        .structure()
+        .unwrap_or_else(|| panic!("not recognised as generated:\n{text}"));
+    let generic = scenario::Routes::compute_generic(&sc.nodes, &sc.links);
+    assert!(generic.structure().is_none());
+    assert_eq!(sc.routes.runs(), generic.runs(), "{f:?}");
+    // and the queries agree node by node, towards every host
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for dst in (0..sc.nodes.len()).filter(|&h| sc.nodes[h].kind == NodeKind::Host) {
+        for u in 0..sc.nodes.len() {
+            assert_eq!(sc.routes.next(u, dst), generic.next(u, dst), "{u} -> {dst}");
+            assert_eq!(sc.routes.hops_to(u, dst), generic.hops_to(u, dst));
+            sc.routes.candidates(u, dst, &mut a);
+            generic.candidates(u, dst, &mut b);
+            assert_eq!(a, b, "{u} -> {dst}");
+        }
+    }
+    // the size estimated from the shape is what the tables take
+    let est = scenario::routes::estimate(&sc.nodes, &sc.links);
+    assert_eq!(est.fabric, Some(f));
+    assert_eq!(est.bytes, sc.routes.bytes() as u128, "{f:?}");
+    assert_eq!(f.route_bytes(), sc.routes.bytes() as u128);
+}
+
+mod structural {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn with_flow(topology: String, last_host: usize) -> String {
+        format!(
+            "[meta]\nduration = \"1ms\"\n[topology]\n{topology}\n[[flows]]\nsrc = \"h0\"\n\
+             dst = \"h{last_host}\"\nrate = \"1Gbps\"\n"
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(24), max_shrink_iters: 100, .. ProptestConfig::default() })]
+
+        #[test]
+        fn fat_tree_routes_from_the_structure_equal_the_generic_ones(h in 1usize..=5) {
+            let k = 2 * h;
+            structural_equals_generic(&with_flow(format!("kind = \"fat-tree\"\nk = {k}"), k * h * h - 1));
+        }
+
+        #[test]
+        fn leaf_spine_routes_from_the_structure_equal_the_generic_ones(
+            leaves in 1usize..=7, spines in 1usize..=4, hpl in 1usize..=3, par in 1usize..=3,
+        ) {
+            prop_assume!(leaves * hpl >= 2);
+            structural_equals_generic(&with_flow(
+                format!("leaves = {leaves}\nspines = {spines}\nhosts_per_leaf = {hpl}\nlinks_per_spine = {par}"),
+                leaves * hpl - 1,
+            ));
+        }
+
+        #[test]
+        fn clos_routes_from_the_structure_equal_the_generic_ones(half in 1usize..=5, par in 1usize..=2) {
+            let r = 2 * half;
+            structural_equals_generic(&with_flow(
+                format!("kind = \"clos\"\nradix = {r}\nlinks_per_spine = {par}"),
+                r * half - 1,
+            ));
+        }
+    }
+
+    #[test]
+    fn a_cut_or_added_link_is_routed_by_the_generic_search() {
+        let cut = with_flow(
+            "kind = \"fat-tree\"\nk = 4\n[topology.links.\"agg0-core0\"]\ncut = true".into(),
+            15,
+        );
+        assert!(load(&cut, &[]).routes.structure().is_none());
+        let added = with_flow("leaves = 3\nspines = 2\nhosts_per_leaf = 2".into(), 5)
+            + "[[hosts]]\nname = \"probe\"\n[[links]]\nbetween = [\"probe\", \"spine0\"]\n";
+        let sc = load(&added, &[]);
+        assert!(sc.routes.structure().is_none());
+        routes_agree_with_brute_force(&sc);
+        let whole = with_flow("kind = \"fat-tree\"\nk = 6".into(), 53);
+        let sc = load(&whole, &[]);
+        assert_eq!(
+            sc.routes.structure(),
+            Some(scenario::routes::Fabric::FatTree { k: 6 })
+        );
+        routes_agree_with_brute_force(&sc);
+    }
 }

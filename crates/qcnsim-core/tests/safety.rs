@@ -187,3 +187,84 @@ fn a_budget_above_the_machine_is_clamped_to_it() {
         }
     }
 }
+
+/// Issue 27: the fluid solver's tables are bounded like the packet recorder's: a
+/// `fluid.record_interval` that would record more than `metrics.max_sample_rows` rows is widened
+/// to a whole multiple of its steps that does not, and reported as `warning_interval_widened`.
+#[test]
+fn a_fluid_record_interval_is_widened_within_max_sample_rows() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/dcqcn-fluid.toml"
+    ))
+    .unwrap();
+    let ov = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // 10 ms in 0.1 us steps, one row per step: 100,001 rows each, over 20,000
+    let out = qcnsim_core::api::run_fluid(
+        &text,
+        &ov(&[
+            "meta.duration=\"10ms\"",
+            "fluid.record_interval=\"0.1us\"",
+            "metrics.max_sample_rows=20000",
+            "analysis.stats_from=\"0s\"",
+        ]),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let q = table(&out, "queue_samples");
+    let t = i64s(q, "t_ps");
+    assert!(t.len() <= 20_000 && t.len() > 10_000, "{}", t.len());
+    let used = summary_value(&out, "warning_interval_widened", "fluid.record_interval")
+        .expect("a warning");
+    assert!(
+        ((t[1] - t[0]) as f64 * 1e-12 - used).abs() < 1e-15,
+        "{used}"
+    );
+    // (t[1] - t[0]) is a whole number of 0.1 us steps
+    assert_eq!((t[1] - t[0]) % 100_000, 0);
+    assert_eq!(table(&out, "rp_rates").columns[0].data.len(), t.len());
+    // within the budget: no warning
+    let out = qcnsim_core::api::run_fluid(
+        &text,
+        &ov(&["meta.duration=\"10ms\"", "analysis.stats_from=\"0s\""]),
+    )
+    .unwrap();
+    assert_eq!(summary_value(&out, "warning_interval_widened", ""), None);
+}
+
+/// Issue 27: one estimate covers the whole run: the network, its routing tables, the flows
+/// and the event queue besides recording and frames in flight; a refusal names every part.
+#[test]
+fn the_estimate_covers_network_routes_flows_and_events() {
+    use qcnsim_core::scenario::budget;
+    let sc = qcnsim_core::scenario::load(AB, &[]).unwrap();
+    let parts = budget::estimate(&sc);
+    for want in [
+        "network (nodes and ports)",
+        "routing tables",
+        "flows",
+        "event queue",
+        "frames in flight",
+    ] {
+        assert!(parts.iter().any(|p| p.table == want), "{want}");
+    }
+    let net = parts
+        .iter()
+        .find(|p| p.table.starts_with("network"))
+        .unwrap();
+    assert_eq!(
+        net.bytes,
+        3 * budget::NODE_BYTES as u128 + 4 * budget::PORT_BYTES as u128
+    );
+    let e = qcnsim_core::scenario::load(AB, &["metrics.memory_budget=\"8KB\"".into()])
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("by part: ") && e.contains("network (nodes and ports) 4 ports"),
+        "{e}"
+    );
+    assert!(
+        e.contains("flows 1 flows") && e.contains("event queue"),
+        "{e}"
+    );
+}

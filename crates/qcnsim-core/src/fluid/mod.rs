@@ -525,6 +525,22 @@ pub fn run_with(
             format!("fluid {model}: fixed point of the model"),
         ));
     }
+    // a record interval widened to keep the tables within metrics.max_sample_rows
+    // (scenario/fluid.rs `bound_rows`), as the packet recorder reports its own
+    if let Some((asked, used)) = f.widened {
+        m.push((
+            "warning_interval_widened",
+            used as f64 / SEC as f64,
+            "s",
+            format!(
+                "fluid.record_interval = {} widened to {} ({} times) to keep queue_samples and \
+                 rp_rates within metrics.max_sample_rows",
+                units::fmt_time(asked),
+                units::fmt_time(used),
+                used / asked.max(1)
+            ),
+        ));
+    }
     let summary = Table {
         name: "summary".into(),
         columns: vec![

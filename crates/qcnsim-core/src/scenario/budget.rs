@@ -28,6 +28,28 @@ pub const EVENT_ROW: u64 = 32 + 8 + 3 * 40 + 8;
 /// vectors that grow by doubling (`sim/core/mod.rs`, `engine/`).
 pub const FRAME_IN_FLIGHT: u64 = 2 * (32 + 4 + 4 + 24);
 
+/// What a run holds per node, per port (one direction of a link) and per flow besides its
+/// recording and its frames in flight, measured with `/usr/bin/time` on loading and building
+/// fat-trees (k = 32, 64) and leaf-spines (10,000 hosts on 100 leaves; 1,000 leaves of 64
+/// spines), and on loading 6,700 and 13,400 generated flows (docs/performance.md, "Memory"):
+/// the node's and the link's specification, name and resolved entry (kept for `run.json`, and
+/// written out at the end), and the simulator's state (a port: its struct and queues, its
+/// recorder and congestion-point slots; a flow: its source, rate limiter and reaction point,
+/// path and counters).
+pub const NODE_BYTES: u64 = 900;
+pub const PORT_BYTES: u64 = 1_800;
+pub const FLOW_BYTES: u64 = 4_000;
+/// A pending event in the event queue (24 bytes, doubled for growth): every port and about
+/// three timers per flow (source, reaction point, transport) at once; the events that carry
+/// frames over links are counted with the frames in flight.
+pub const EVENT_BYTES: u64 = 48;
+
+/// The network's part of the estimate (nodes and ports), from counts alone: what a generated
+/// fabric is checked with before it is generated.
+pub fn network_bytes(nodes: u128, ports: u128) -> u128 {
+    nodes * NODE_BYTES as u128 + ports * PORT_BYTES as u128
+}
+
 /// Default of `metrics.max_sample_rows`: at most about 10 MB per sampled table, so that a run of
 /// 1000 QCN flows over 1 s with 1 ms rate samples stays under 32 MB peak RSS
 /// (docs/performance.md, "Memory"). The shipped scenarios that record more (og-stability's 400
@@ -65,11 +87,13 @@ pub fn decimate(duration: SimTime, interval: SimTime, per_sample: u64, max_rows:
     }
 }
 
-/// One part of the recording estimate.
+/// One part of the estimate: a recorded table, or what the run holds besides recording.
 #[derive(Debug, Clone)]
 pub struct Part {
     pub table: &'static str,
     pub rows: u128,
+    /// What `rows` counts ("rows", "frames", "ports", "flows", "events", "bytes").
+    pub unit: &'static str,
     pub bytes: u128,
     /// The field(s) that change it.
     pub fields: &'static str,
@@ -106,9 +130,57 @@ impl PerSample {
     }
 }
 
-/// What recording will allocate, table by table (the sampled tables at their intervals as
-/// resolved, events at their cap `metrics.max_event_rows` when any kind is recorded).
+/// What a run will hold in memory, part by part: the network (nodes and ports), the routing
+/// tables, the flows, the event queue, each recorded table (the sampled tables at their
+/// intervals as resolved, events at their cap `metrics.max_event_rows` when any kind is
+/// recorded) and the frames in flight at the configured buffers.
 pub fn estimate(sc: &Scenario) -> Vec<Part> {
+    let mut parts = holdings(sc);
+    parts.extend(recording(sc));
+    parts
+}
+
+/// The parts that are not recording nor frames in flight.
+fn holdings(sc: &Scenario) -> Vec<Part> {
+    let ports = sc.n_ports() as u128;
+    let flows = sc.flows.len() as u128;
+    let hops: u128 = sc.flows.iter().map(|f| f.path.len() as u128).sum();
+    // with link failures the routes of the moment are a second copy
+    let routes = sc.routes.bytes() as u128 * if sc.link_events.is_empty() { 1 } else { 2 };
+    vec![
+        Part {
+            table: "network (nodes and ports)",
+            rows: ports,
+            unit: "ports",
+            bytes: network_bytes(sc.nodes.len() as u128, ports),
+            fields: "the topology: topology.*, [[hosts]], [[switches]], [[links]]",
+        },
+        Part {
+            table: "routing tables",
+            rows: routes,
+            unit: "bytes",
+            bytes: routes,
+            fields: "the topology (docs/models/topology.md \"Route tables: memory\")",
+        },
+        Part {
+            table: "flows",
+            rows: flows,
+            unit: "flows",
+            bytes: flows * FLOW_BYTES as u128 + hops * 8,
+            fields: "[[flows]], [[workloads]]",
+        },
+        Part {
+            table: "event queue",
+            rows: ports + 3 * flows,
+            unit: "events",
+            bytes: (ports + 3 * flows) * EVENT_BYTES as u128,
+            fields: "the topology and the flows",
+        },
+    ]
+}
+
+/// What recording will allocate, table by table, and the frames in flight.
+fn recording(sc: &Scenario) -> Vec<Part> {
     let m = &sc.metrics;
     let n = PerSample::of(sc);
     let d = sc.max_end();
@@ -118,6 +190,7 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
     let part = |table, rows: u128, row: u64, fields| Part {
         table,
         rows,
+        unit: "rows",
         bytes: rows * row as u128,
         fields,
     };
@@ -163,6 +236,7 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
     parts.push(Part {
         table: "frames in flight",
         rows: fl as u128,
+        unit: "frames",
         bytes: fl as u128 * FRAME_IN_FLIGHT as u128,
         fields: "the buffers (defaults.buffer, switches.*.buffer, links.*.buffer), the flows' \
                  rates and meta.duration",
@@ -176,6 +250,15 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
         ));
     }
     parts
+}
+
+/// A count: whole below a million, else "1.234e7".
+pub fn fmt_count(n: u128) -> String {
+    if n < 1_000_000 {
+        n.to_string()
+    } else {
+        format!("{:.3e}", n as f64)
+    }
 }
 
 pub fn fmt_bytes(b: u128) -> String {
@@ -339,35 +422,38 @@ pub fn check_memory(
 ) -> Result<(), ScenarioError> {
     let mut parts = estimate(sc);
     let total: u128 = parts.iter().map(|p| p.bytes).sum();
-    let clamp = machine.filter(|(m, _)| *m < budget);
+    let clamp = machine.clone().filter(|(m, _)| *m < budget);
     let limit = clamp.as_ref().map_or(budget, |(m, _)| *m);
     if total <= limit as u128 {
         return Ok(());
     }
     parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
-    let big: Vec<String> = parts
+    let by_part: Vec<String> = parts
         .iter()
         .filter(|p| p.bytes > 0)
-        .take(3)
         .map(|p| {
-            format!(
-                "{} {:.3e} {}, {} (set by {})",
-                p.table,
-                p.rows as f64,
-                if p.table == "frames in flight" {
-                    "frames"
-                } else {
-                    "rows"
-                },
-                fmt_bytes(p.bytes),
-                p.fields
-            )
+            if p.unit == "bytes" {
+                format!("{} {} (set by {})", p.table, fmt_bytes(p.bytes), p.fields)
+            } else {
+                format!(
+                    "{} {} {}, {} (set by {})",
+                    p.table,
+                    fmt_count(p.rows),
+                    p.unit,
+                    fmt_bytes(p.bytes),
+                    p.fields
+                )
+            }
         })
         .collect();
-    let machine_note = match &clamp {
-        Some((m, from)) if total <= budget as u128 => format!(
+    let machine_note = match (&clamp, &machine) {
+        (Some((m, from)), _) if total <= budget as u128 => format!(
             "; the budget is above the memory this machine has available, {} ({from}), and is \
              clamped to it",
+            fmt_bytes(*m as u128)
+        ),
+        (Some((m, from)), _) | (None, Some((m, from))) => format!(
+            "; this machine has {} available ({from})",
             fmt_bytes(*m as u128)
         ),
         _ => String::new(),
@@ -376,18 +462,18 @@ pub fn check_memory(
         "metrics.memory_budget",
         format!("\"{}\"", fmt_bytes(budget as u128)),
         format!(
-            "a budget that holds what this run would hold in memory, about {}: {}{machine_note}; \
-             record less (those fields, or metrics.max_sample_rows), bound the buffers, \
-             shorten the run, or raise metrics.memory_budget",
+            "a budget that holds what this run would hold in memory, about {}, by part: \
+             {}{machine_note}; record less (those fields, or metrics.max_sample_rows), bound the \
+             buffers, shorten the run, build a smaller network, or raise metrics.memory_budget",
             fmt_bytes(total),
-            big.join("; ")
+            by_part.join("; ")
         ),
     ))
 }
 
 /// The frames (in the arena, plus pending events) a run may hold before it stops with an error
-/// (the memory left by recording under `limit`, at [`FRAME_IN_FLIGHT`] bytes each): what bounds
-/// queues with an infinite buffer.
+/// (the memory left under `limit` by everything else the estimate counts, at
+/// [`FRAME_IN_FLIGHT`] bytes each): what bounds queues with an infinite buffer.
 pub fn frames_cap(sc: &Scenario, limit: u64) -> u64 {
     let recording: u128 = estimate(sc)
         .iter()
@@ -472,6 +558,7 @@ pub fn apply(sc: &mut Scenario, m: &mut TableReader, max_frames: i64) -> Result<
     let n = PerSample::of(sc);
     let d = sc.max_end();
     let mt = &mut sc.metrics;
+    mt.max_sample_rows = max_rows;
     let per_bin = n.throughput_ports.max(n.pause_bin_ports);
     let per_q = n.queue_ports.max(n.memory_switches);
     let per_r = n.rate_flows.max(n.host_queue_flows);

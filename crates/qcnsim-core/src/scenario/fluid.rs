@@ -47,6 +47,31 @@ pub fn check_dt(sc: &Scenario) -> Res<()> {
     Ok(())
 }
 
+/// Keep the solver's `queue_samples` and `rp_rates` (one row per recorded step each) within
+/// `metrics.max_sample_rows` rows, as the packet recorder keeps its sampled tables: a
+/// `fluid.record_interval` that would record more is widened to the smallest whole multiple of
+/// its step count that does (reported as a `warning_interval_widened` row of the fluid run's
+/// summary). Returns the interval asked for and the one used when widened.
+pub fn bound_rows(sc: &mut Scenario) -> Option<(SimTime, SimTime)> {
+    let f = &mut sc.fluid;
+    let dt = f.dt_ps.max(1);
+    if dt > sc.duration {
+        return None; // refused by check_dt
+    }
+    // the solver records every `rec` steps of `dt`, steps 0..=duration / dt
+    // as the solver rounds it (fluid::steps)
+    let rec = ((f.record_interval_ps as f64 / dt as f64).round() as u64).max(1);
+    let nsteps = sc.duration / dt;
+    let used = super::budget::decimate(nsteps, rec, 1, sc.metrics.max_sample_rows);
+    if used == rec {
+        return None;
+    }
+    let asked = f.record_interval_ps;
+    f.record_interval_ps = used * dt;
+    f.widened = Some((asked, f.record_interval_ps));
+    f.widened
+}
+
 /// Which fluid model to integrate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FluidModel {
@@ -121,6 +146,8 @@ pub struct FluidSpec {
     /// `None`: the path's round trip.
     pub tau_ps: Option<SimTime>,
     pub record_interval_ps: SimTime,
+    /// `record_interval` as asked and as widened by [`bound_rows`], when it was.
+    pub widened: Option<(SimTime, SimTime)>,
     pub fb_saturate: bool,
     pub dcqcn: DcqcnKnobs,
     pub timely: TimelyKnobs,
@@ -266,6 +293,7 @@ pub fn read(t: &mut TableReader) -> Res<FluidSpec> {
         dt_ps,
         tau_ps,
         record_interval_ps,
+        widened: None,
         fb_saturate,
         dcqcn,
         timely,

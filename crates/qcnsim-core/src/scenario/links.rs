@@ -5,7 +5,6 @@ use super::reader::{show, Res, TableReader};
 use super::{Capacity, LinkSpec, NodeKind, NodeSpec, PortIx, Scenario, ScenarioError};
 use crate::units::SimTime;
 use serde_json::{Map, Value as Json};
-use std::collections::HashMap;
 use toml::Value;
 
 /// `[defaults]`: the values of the node and link keys not given.
@@ -51,16 +50,21 @@ pub(super) fn read_defaults(
 
 /// `[[hosts]]` then `[[switches]]`: the nodes, and the index of their names.
 pub(super) fn read_nodes(
-    r: &mut TableReader,
+    lists: [Vec<toml::Table>; 2],
     def: &Defaults,
     resolved: &mut Map<String, Json>,
-) -> Res<(Vec<NodeSpec>, HashMap<String, usize>)> {
+) -> Res<(Vec<NodeSpec>, super::fasthash::NameIndex)> {
     let mut nodes = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut index = super::fasthash::NameIndex::default();
     let mut node_json = Vec::new();
-    for (kind, key) in [(NodeKind::Host, "hosts"), (NodeKind::Switch, "switches")] {
-        let mut list = Vec::new();
-        for mut t in r.tables(key)? {
+    for ((kind, key), entries) in [(NodeKind::Host, "hosts"), (NodeKind::Switch, "switches")]
+        .into_iter()
+        .zip(lists)
+    {
+        let mut list = Vec::with_capacity(entries.len());
+        // each entry is dropped once read
+        for (i, entry) in entries.into_iter().enumerate() {
+            let mut t = TableReader::new(format!("{key}.{i}"), &entry);
             let name = t.req_str("name")?;
             if name.is_empty() || name.contains("->") || name.contains('#') {
                 return Err(t.err(
@@ -109,17 +113,19 @@ pub(super) fn read_nodes(
 
 /// `[[links]]`.
 pub(super) fn read_links(
-    r: &mut TableReader,
+    entries: Vec<toml::Table>,
     def: &Defaults,
     nodes: &[NodeSpec],
-    index: &HashMap<String, usize>,
+    index: &super::fasthash::NameIndex,
     resolved: &mut Map<String, Json>,
 ) -> Res<Vec<LinkSpec>> {
-    let mut links = Vec::new();
-    let mut link_json = Vec::new();
+    let mut links = Vec::with_capacity(entries.len());
+    let mut link_json = Vec::with_capacity(entries.len());
     let mut n_links_of = vec![0usize; nodes.len()];
-    let mut pairs: HashMap<(usize, usize), u32> = HashMap::new();
-    for mut t in r.tables("links")? {
+    let mut pairs: super::fasthash::FastMap<(usize, usize), u32> = Default::default();
+    // each entry is dropped once read
+    for (i, entry) in entries.into_iter().enumerate() {
+        let mut t = TableReader::new(format!("links.{i}"), &entry);
         let ends = t.opt_str_list("between")?.ok_or_else(|| {
             t.err(
                 "between",

@@ -118,6 +118,7 @@ pub(super) fn parse_metrics(sc: &Scenario, m: &mut TableReader) -> Res<MetricsSp
         max_event_rows,
         host_queues,
         widened: Vec::new(),
+        max_sample_rows: super::budget::DEFAULT_MAX_SAMPLE_ROWS as u64,
         memory_limit: u64::MAX,
         frames_cap: u64::MAX,
     })

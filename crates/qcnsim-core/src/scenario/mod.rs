@@ -11,6 +11,7 @@ pub mod budget;
 pub mod buffer;
 pub mod dcqcn;
 pub mod expand;
+pub mod fasthash;
 pub mod flow_control;
 pub mod fluid;
 pub mod hpcc;

@@ -11,7 +11,6 @@ use crate::proto::qcn_rp::RpParams;
 use crate::units::{self, SimTime};
 use routes::Routes;
 use serde_json::Value as Json;
-use std::collections::HashMap;
 
 /// Capacity of a queue.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -247,6 +246,8 @@ pub struct MetricsSpec {
     /// The intervals widened to fit `metrics.max_sample_rows` (scenario/budget.rs): the field,
     /// the interval asked for and the interval used; each is a `warning_interval_widened` row.
     pub widened: Vec<(&'static str, SimTime, SimTime)>,
+    /// `metrics.max_sample_rows` (also bounds the fluid solver's tables).
+    pub max_sample_rows: u64,
     /// `metrics.memory_budget`, clamped to the memory the machine has available (budget.rs).
     pub memory_limit: u64,
     /// The frames and pending events a run may hold before it stops with an error
@@ -356,7 +357,7 @@ pub struct Scenario {
     /// `[routing]`: how flows without an explicit path are routed.
     pub routing: RoutingSpec,
     /// Node name -> index.
-    pub node_index: HashMap<String, usize>,
+    pub node_index: super::fasthash::NameIndex,
     /// `[fluid]`: the fluid solver's settings (ignored by packet-level runs).
     pub fluid: fluid::FluidSpec,
     pub resolved: Json,

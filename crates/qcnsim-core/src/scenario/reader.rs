@@ -312,6 +312,32 @@ impl<'a> TableReader<'a> {
         }
     }
 
+    /// `key`'s array of tables taken out of `doc` (absent: empty), to be read entry by entry
+    /// and dropped once read: a generated fabric's `[[hosts]]`, `[[switches]]` and `[[links]]`
+    /// are then never held both as TOML entries and as what they are read into.
+    pub fn take_tables(doc: &mut Table, key: &str) -> Res<Vec<Table>> {
+        match doc.remove(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::Table(t) => Ok(t),
+                    other => Err(ScenarioError::new(
+                        format!("{key}.{i}"),
+                        show(&other),
+                        "a table",
+                    )),
+                })
+                .collect(),
+            Some(v) => Err(ScenarioError::new(
+                key,
+                show(&v),
+                "an array of tables ([[...]])",
+            )),
+        }
+    }
+
     /// An array of strings; absent = None.
     pub fn opt_str_list(&mut self, key: &'static str) -> Res<Option<Vec<String>>> {
         let path = self.field(key);

@@ -23,13 +23,19 @@ use crate::proto::qcn_rp::RpParams;
 use crate::units::{self, SimTime};
 use serde_json::{Map, Value as Json};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use toml::Value;
 
 /// A scenario document (after `load` has applied a variant's `set` and the overrides) read
 /// into the scenario model.
 pub(super) fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scenario> {
     let (root, topo_json, work_json) = generate(root, seed_over)?;
+    // the network's entries are read (and dropped) one by one, outside the document
+    let mut root = root.into_owned();
+    let net = [
+        TableReader::take_tables(&mut root, "hosts"),
+        TableReader::take_tables(&mut root, "switches"),
+        TableReader::take_tables(&mut root, "links"),
+    ];
     let mut r = TableReader::new("", &root);
     let mut resolved = Map::new();
     if let Some(j) = topo_json {
@@ -41,12 +47,22 @@ pub(super) fn parse_root(root: &toml::Table, seed_over: Option<u64>) -> Res<Scen
 
     let meta = read_meta(&mut r, seed_over, &mut resolved)?;
     let def = links::read_defaults(&mut r, &mut resolved)?;
-    let (nodes, index) = links::read_nodes(&mut r, &def, &mut resolved)?;
-    let links = links::read_links(&mut r, &def, &nodes, &index, &mut resolved)?;
-    // the routing tables are the first thing sized by the network: refuse them before
-    // allocating when they alone exceed the memory budget
-    super::routes::check_budget(&nodes, &links, super::routes::document_budget(&root))?;
-    let mut sc = skeleton(meta.name, meta.duration, meta.seed, nodes, links, index);
+    let [hosts, switches, links] = net;
+    let (nodes, index) = links::read_nodes([hosts?, switches?], &def, &mut resolved)?;
+    let links = links::read_links(links?, &def, &nodes, &index, &mut resolved)?;
+    // the routing tables are the first thing sized by the network: refused when they alone
+    // exceed the memory budget (clamped to the machine)
+    let (limit, budget) = super::routes::document_limit(&root);
+    let routes = super::routes::build(&nodes, &links, limit, budget)?;
+    let mut sc = skeleton(
+        meta.name,
+        meta.duration,
+        meta.seed,
+        nodes,
+        links,
+        index,
+        routes,
+    );
     sc.drain_until = meta.drain_until;
     sc.nic_round_robin = def.nic_rr;
 
@@ -132,18 +148,18 @@ fn generate(
         .and_then(|d| units::parse_time(d).ok())
         .unwrap_or(units::SEC);
     let mut work_json = None;
-    let root = match workload::generate(
+    let mut root = root;
+    if let Some((flows, j)) = workload::generate(
         &root,
         seed_over.unwrap_or(meta_seed),
         meta_duration,
         topo_json.as_ref(),
     )? {
-        Some((t, j)) => {
-            work_json = Some(j);
-            Cow::Owned(t)
-        }
-        None => root,
-    };
+        work_json = Some(j);
+        let doc = root.to_mut();
+        doc.remove("workloads");
+        doc.insert("flows".into(), Value::Array(flows));
+    }
     Ok((root, topo_json, work_json))
 }
 
@@ -245,9 +261,9 @@ fn skeleton(
     seed: u64,
     nodes: Vec<NodeSpec>,
     links: Vec<LinkSpec>,
-    index: HashMap<String, usize>,
+    index: super::fasthash::NameIndex,
+    routes: Routes,
 ) -> Scenario {
-    let routes = Routes::compute(&nodes, &links);
     Scenario {
         name,
         duration,
@@ -307,6 +323,7 @@ fn skeleton(
             max_event_rows: 0,
             host_queues: false,
             widened: Vec::new(),
+            max_sample_rows: budget::DEFAULT_MAX_SAMPLE_ROWS as u64,
             memory_limit: u64::MAX,
             frames_cap: u64::MAX,
         },
@@ -466,6 +483,10 @@ fn read_fluid(sc: &mut Scenario, r: &mut TableReader, resolved: &mut Map<String,
     let fluid_given = r.has("fluid");
     let mut fr = r.sub("fluid")?;
     sc.fluid = fluid::read(&mut fr)?;
+    // the solver's tables within metrics.max_sample_rows, as the recorder's
+    if let Some((_, used)) = fluid::bound_rows(sc) {
+        fr.put("record_interval", Json::String(units::fmt_time(used)));
+    }
     let fj = fr.finish()?;
     if fluid_given {
         // a scenario without [fluid] is checked when it is solved (api::run_fluid)

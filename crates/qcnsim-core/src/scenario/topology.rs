@@ -11,6 +11,7 @@
 //! `core0..`. Link keys are `A-B` with the lower tier first, `#k` for the k-th parallel link.
 
 use super::reader::{show, Res, TableReader};
+use super::routes::Fabric;
 use crate::scenario::ScenarioError;
 use crate::units;
 use serde_json::Value as Json;
@@ -43,8 +44,9 @@ struct Tier {
 struct Gen {
     hosts: Vec<Table>,
     switches: Vec<Table>,
-    /// (key, entry)
+    /// (key, entry); the key only when links are patched by name (else empty)
     links: Vec<(String, Table)>,
+    keys: bool,
 }
 
 impl Gen {
@@ -78,10 +80,10 @@ impl Gen {
         if let Some(v) = &tier.delay {
             t.insert("delay".into(), v.clone());
         }
-        let key = if k == 0 {
-            format!("{a}-{b}")
-        } else {
-            format!("{a}-{b}#{k}")
+        let key = match (self.keys, k) {
+            (false, _) => String::new(),
+            (true, 0) => format!("{a}-{b}"),
+            (true, _) => format!("{a}-{b}#{k}"),
         };
         self.links.push((key, t));
     }
@@ -170,6 +172,7 @@ pub fn generate(root: &Table) -> Res<Option<(Table, Json)>> {
         hosts: Vec::new(),
         switches: Vec::new(),
         links: Vec::new(),
+        keys: tt.contains_key("links"),
     };
     match kind.as_str() {
         "fat-tree" => {
@@ -205,33 +208,34 @@ pub fn generate(root: &Table) -> Res<Option<(Table, Json)>> {
             if hosts as u64 > MAX_HOSTS {
                 return Err(t.err("k", k.to_string(), "a fat-tree of at most 1,000,000 hosts"));
             }
-            for e in 0..k * h {
-                g.switch(format!("edge{e}"), &sw[0].0, &sw[0].1);
+            check_size(root, Fabric::FatTree { k }, "topology.k")?;
+            let names = |p: &str, n: usize| (0..n).map(|i| format!("{p}{i}")).collect::<Vec<_>>();
+            let (edge, aggs, cores) = (
+                names("edge", k * h),
+                names("agg", k * h),
+                names("core", h * h),
+            );
+            for (e, sw) in [(&edge, &sw[0]), (&aggs, &sw[1]), (&cores, &sw[2])] {
+                for n in e {
+                    g.switch(n.clone(), &sw.0, &sw.1);
+                }
             }
-            for a in 0..k * h {
-                g.switch(format!("agg{a}"), &sw[1].0, &sw[1].1);
-            }
-            for c in 0..h * h {
-                g.switch(format!("core{c}"), &sw[2].0, &sw[2].1);
-            }
-            for e in 0..k * h {
+            for (e, en) in edge.iter().enumerate() {
                 for m in 0..h {
-                    let n = e * h + m;
-                    g.host(format!("h{n}"));
-                    g.link(&format!("h{n}"), &format!("edge{e}"), 0, &host);
+                    let hn = format!("h{}", e * h + m);
+                    g.link(&hn, en, 0, &host);
+                    g.host(hn);
                 }
             }
             for pod in 0..k {
                 for i in 0..h {
                     for j in 0..h {
-                        let (e, a) = (pod * h + i, pod * h + j);
-                        g.link(&format!("edge{e}"), &format!("agg{a}"), 0, &agg);
+                        g.link(&edge[pod * h + i], &aggs[pod * h + j], 0, &agg);
                     }
                 }
                 for j in 0..h {
                     for c in 0..h {
-                        let a = pod * h + j;
-                        g.link(&format!("agg{a}"), &format!("core{}", j * h + c), 0, &core);
+                        g.link(&aggs[pod * h + j], &cores[j * h + c], 0, &core);
                     }
                 }
             }
@@ -291,6 +295,20 @@ pub fn generate(root: &Table) -> Res<Option<(Table, Json)>> {
                 spine.rate = Some(Value::String(format!("{r}bps")));
                 t.put("spine_rate", Json::String(format!("{r}bps")));
             }
+            check_size(
+                root,
+                Fabric::LeafSpine {
+                    leaves,
+                    spines,
+                    hosts_per_leaf: hpl,
+                    parallel,
+                },
+                if kind == "clos" {
+                    "topology.radix"
+                } else {
+                    "topology.leaves, topology.spines, topology.hosts_per_leaf"
+                },
+            )?;
             let leaf_sw = (
                 time(&mut t, "leaf_latency")?,
                 buffer(&mut t, "leaf_buffer")?,
@@ -299,23 +317,25 @@ pub fn generate(root: &Table) -> Res<Option<(Table, Json)>> {
                 time(&mut t, "spine_latency")?,
                 buffer(&mut t, "spine_buffer")?,
             );
-            for l in 0..leaves {
-                g.switch(format!("leaf{l}"), &leaf_sw.0, &leaf_sw.1);
+            let leaf: Vec<String> = (0..leaves).map(|l| format!("leaf{l}")).collect();
+            let spine_n: Vec<String> = (0..spines).map(|s| format!("spine{s}")).collect();
+            for l in &leaf {
+                g.switch(l.clone(), &leaf_sw.0, &leaf_sw.1);
             }
-            for s in 0..spines {
-                g.switch(format!("spine{s}"), &spine_sw.0, &spine_sw.1);
+            for s in &spine_n {
+                g.switch(s.clone(), &spine_sw.0, &spine_sw.1);
             }
-            for l in 0..leaves {
+            for (l, ln) in leaf.iter().enumerate() {
                 for m in 0..hpl {
-                    let n = l * hpl + m;
-                    g.host(format!("h{n}"));
-                    g.link(&format!("h{n}"), &format!("leaf{l}"), 0, &host);
+                    let hn = format!("h{}", l * hpl + m);
+                    g.link(&hn, ln, 0, &host);
+                    g.host(hn);
                 }
             }
-            for l in 0..leaves {
-                for s in 0..spines {
+            for ln in &leaf {
+                for sn in &spine_n {
                     for k in 0..parallel {
-                        g.link(&format!("leaf{l}"), &format!("spine{s}"), k, &spine);
+                        g.link(ln, sn, k, &spine);
                     }
                 }
             }
@@ -343,6 +363,47 @@ pub fn generate(root: &Table) -> Res<Option<(Table, Json)>> {
         g.links.into_iter().map(|(_, l)| l).collect(),
     );
     Ok(Some((out, Json::Object(resolved))))
+}
+
+/// Refuse, before writing a single entry, a generated fabric whose network (nodes and ports,
+/// [`super::budget::network_bytes`]) and routing tables ([`Fabric::route_bytes`]) alone exceed
+/// `metrics.memory_budget` clamped to the memory this machine has available: estimated from
+/// the generator's parameters (its counts follow from them).
+fn check_size(root: &Table, f: Fabric, fields: &str) -> Res<()> {
+    let (hosts, switches, links) = f.counts();
+    let net = super::budget::network_bytes((hosts + switches) as u128, 2 * links as u128);
+    let routes = f.route_bytes();
+    let (limit, budget) = super::routes::document_limit(root);
+    if net + routes <= limit as u128 {
+        return Ok(());
+    }
+    let show = super::budget::fmt_bytes;
+    let machine = if limit < budget {
+        format!(
+            "; the budget is above the {} this machine has available and is clamped to it",
+            show(limit as u128)
+        )
+    } else {
+        match super::budget::machine_memory() {
+            Some((m, from)) => format!("; this machine has {} available ({from})", show(m as u128)),
+            None => String::new(),
+        }
+    };
+    Err(ScenarioError::new(
+        "metrics.memory_budget",
+        format!("\"{}\"", show(budget as u128)),
+        format!(
+            "a budget that holds this generated fabric, {} of {hosts} hosts, {switches} \
+             switches and {links} links: about {} before anything else the run needs, \
+             estimated from its parameters before generating it, by part: network (nodes and \
+             ports) {}, routing tables {}{machine}; make it smaller ({fields}) or raise \
+             metrics.memory_budget (docs/performance.md, \"Memory\")",
+            super::routes::describe(f),
+            show(net + routes),
+            show(net),
+            show(routes)
+        ),
+    ))
 }
 
 fn append(root: &mut Table, key: &str, items: Vec<Table>) {

@@ -147,7 +147,7 @@ fn hosts_and_rates(root: &Table) -> Vec<(String, f64)> {
                 .collect()
         })
         .unwrap_or_default();
-    let mut rate: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
+    let mut rate: super::fasthash::FastMap<&str, f64> = Default::default();
     if let Some(links) = root.get("links").and_then(|l| l.as_array()) {
         for l in links {
             let r = l
@@ -172,8 +172,8 @@ fn hosts_and_rates(root: &Table) -> Vec<(String, f64)> {
 
 /// Host name -> its first index in `hosts` (what a linear search from the front finds), so
 /// that looking names up is not linear in the hosts.
-fn host_index(hosts: &[(String, f64)]) -> std::collections::HashMap<&str, usize> {
-    let mut m = std::collections::HashMap::with_capacity(hosts.len());
+fn host_index(hosts: &[(String, f64)]) -> super::fasthash::FastMap<&str, usize> {
+    let mut m = super::fasthash::FastMap::with_capacity_and_hasher(hosts.len(), Default::default());
     for (i, (h, _)) in hosts.iter().enumerate() {
         m.entry(h.as_str()).or_insert(i);
     }
@@ -254,14 +254,15 @@ struct NewFlow {
     size: u64,
 }
 
-/// Expand `[[workloads]]`: the root with the generated flows appended to `flows`, and the
-/// resolved workloads. `seed` is the run's seed, `duration` the run's length.
+/// Expand `[[workloads]]`: the root's `flows` with the generated flows appended (to replace
+/// `flows` and `workloads` by; the document is not copied), and the resolved workloads. `seed`
+/// is the run's seed, `duration` the run's length.
 pub fn generate(
     root: &Table,
     seed: u64,
     duration: SimTime,
     topology: Option<&Json>,
-) -> Res<Option<(Table, Json)>> {
+) -> Res<Option<(Vec<Value>, Json)>> {
     let Some(v) = root.get("workloads") else {
         return Ok(None);
     };
@@ -722,10 +723,7 @@ pub fn generate(
             ));
         }
     }
-    let mut out = root.clone();
-    out.remove("workloads");
-    out.insert("flows".into(), Value::Array(out_flows));
-    Ok(Some((out, Json::Array(resolved))))
+    Ok(Some((out_flows, Json::Array(resolved))))
 }
 
 /// `*` matches any run of characters.
@@ -831,9 +829,8 @@ fn class_load(
     if !matched.iter().any(|&m| m) {
         return Err("a pattern matching the name of at least one link, \"A-B\" (\"*\" matches any text, e.g. \"leaf*-spine*\")".into());
     }
-    super::routes::check_budget(&nodes, &links, super::routes::document_budget(root))
-        .map_err(|e| e.to_string())?;
-    let routes = super::routes::Routes::compute(&nodes, &links);
+    let (limit, budget) = super::routes::document_limit(root);
+    let routes = super::routes::build(&nodes, &links, limit, budget).map_err(|e| e.to_string())?;
     let shortest = root
         .get("routing")
         .and_then(|r| r.get("mode"))
