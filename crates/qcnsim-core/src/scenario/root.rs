@@ -286,6 +286,7 @@ fn skeleton(
             cp_ports: Vec::new(),
         },
         dcqcn: dcqcn::DcqcnSpec::off(),
+        dctcp: super::dctcp::DctcpSpec::off(),
         transport: transport::TransportSpec::unset(),
         fc: FlowControlSpec::off(),
         buffer: buffer::SharedBufferSpec::off(),
