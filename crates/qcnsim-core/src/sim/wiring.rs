@@ -109,8 +109,8 @@ impl<'a> Sim<'a> {
 
     /// Data frame `pkt` (`pk`) of a go-back-N flow reaches its receiver at `t`: the transport's
     /// verdict, then its reply, or for an acknowledged flow the ACKs its congestion control
-    /// sends (sim/cc/e2e.rs).
-    #[inline(always)]
+    /// sends (sim/cc/e2e.rs). Out of line: off the common path (a call, as before).
+    #[inline(never)]
     pub(super) fn hook_transport_rx(&mut self, pkt: u32, pk: Pkt, t: SimTime) {
         let (v, expected) = self.gbn.receive(&mut self.core, pk, t);
         if self.core.flows[pk.flow as usize].e2e {

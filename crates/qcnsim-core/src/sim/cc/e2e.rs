@@ -195,8 +195,9 @@ impl E2eState {
 
 impl Cm {
     /// Whether flow `fi`'s window lets frame `seq` leave its rate limiter now: the bytes in
-    /// flight before it, `(seq - una) × frame`, are below the window.
-    #[inline]
+    /// flight before it, `(seq - una) × frame`, are below the window. Out of line: the data path
+    /// of other runs only tests the flow's flag.
+    #[inline(never)]
     pub(in crate::sim) fn window_open(&self, fi: usize, seq: u32) -> bool {
         let s = &self.e2e.snd[self.e2e.ix[fi] as usize];
         (seq.saturating_sub(s.una) as u64) * (s.frame as u64) < s.window
