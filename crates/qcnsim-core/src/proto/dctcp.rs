@@ -45,7 +45,8 @@
 //! [`DctcpParams::slow_start`]), else by `MSS · acked / cwnd` (one MSS per window of data:
 //! congestion avoidance). It does not grow on an ACK that carries ECN-Echo, nor before the
 //! window of data sent before a cut is acknowledged (the congestion-window-reduced state of
-//! RFC 3168 §6.1.2, as Linux keeps it). A loss signal of the transport (a NACK: go-back-N's
+//! RFC 3168 §6.1.2, as Linux keeps it; [`DctcpParams::grow_in_cwr`] lets it grow there, as the
+//! §3.3 analysis assumes). A loss signal of the transport (a NACK: go-back-N's
 //! fast retransmit) halves the window at most once per window; a timeout sets it to the least
 //! window (RFC 5681 §3.1 and §5; `ssthresh <- cwnd/2` for both). Every update ends with `cwnd`
 //! clamped into `[min_window, max_window]`.
@@ -111,6 +112,9 @@ pub struct DctcpParams {
     pub max_window: f64,
     /// Slow start below ssthresh (else congestion avoidance from the start).
     pub slow_start: bool,
+    /// The window grows during the window of data after a cut (the §3.3 analysis's
+    /// idealisation); false: it holds until that data is acknowledged (Linux's CWR state).
+    pub grow_in_cwr: bool,
 }
 
 /// The switch's rule for threshold `k` read against `mq`: mark a packet joining a queue of
@@ -312,7 +316,7 @@ impl Sender {
                 self.ssthresh = self.cwnd.max(p.min_window);
                 self.enter_cwr(snd_nxt);
             }
-        } else if !self.in_cwr && bytes > 0 {
+        } else if (!self.in_cwr || p.grow_in_cwr) && bytes > 0 {
             if self.cwnd < self.ssthresh {
                 self.cwnd += bytes as f64;
             } else {
@@ -398,6 +402,7 @@ mod tests {
             min_window: 2.0 * MSS as f64,
             max_window: 1000.0 * MSS as f64,
             slow_start: true,
+            grow_in_cwr: false,
         }
     }
 
@@ -567,6 +572,12 @@ mod tests {
         // past the window of the cut: a mark cuts again
         s.on_ack(&q, &ack(51, 1, 1), 70);
         assert_eq!(s.cuts, 2);
+        // growing in the cut's window (the analysis's idealisation): an unmarked ACK there grows
+        let mut g = q;
+        g.grow_in_cwr = true;
+        let w = s.cwnd;
+        s.on_ack(&g, &ack(52, 1, 0), 70);
+        assert!(s.in_cwr && s.cwnd > w);
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub struct DctcpSpec {
     pub min_window: u64,
     pub max_window: u64,
     pub slow_start: bool,
+    pub grow_in_cwr: bool,
     /// Each flow's send queue (its rate-limiter queue, where frames wait for the window), bytes.
     pub rl_queue_bytes: u64,
     /// Egress ports that mark.
@@ -39,6 +40,7 @@ impl DctcpSpec {
             min_window: 2,
             max_window: 10_000,
             slow_start: true,
+            grow_in_cwr: false,
             rl_queue_bytes: 150_000,
             cp_ports: Vec::new(),
         }
@@ -57,6 +59,7 @@ impl DctcpSpec {
             min_window: b(self.min_window),
             max_window: b(self.max_window),
             slow_start: self.slow_start,
+            grow_in_cwr: self.grow_in_cwr,
         }
     }
 }
@@ -90,6 +93,7 @@ pub(super) fn parse_dctcp(sc: &Scenario, t: &mut TableReader) -> Res<DctcpSpec> 
         ));
     }
     let slow_start = params::read_bool(t, s("slow_start"))?;
+    let grow_in_cwr = params::read_choice(t, s("cwr_growth"))? == "grow";
     let rl_queue_bytes = params::read_bytes(t, s("rl_queue"))?;
     let cp_ports = port_selection(sc, t, "cp_ports", "switches")?;
     if let Some(p) = (0..sc.n_ports()).find(|&p| cp_ports[p] && !sc.is_switch_port(p)) {
@@ -109,6 +113,7 @@ pub(super) fn parse_dctcp(sc: &Scenario, t: &mut TableReader) -> Res<DctcpSpec> 
         min_window,
         max_window,
         slow_start,
+        grow_in_cwr,
         rl_queue_bytes,
         cp_ports,
     })
