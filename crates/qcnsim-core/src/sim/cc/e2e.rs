@@ -78,6 +78,8 @@ pub(in crate::sim) struct Snd {
     size: Option<u64>,
     /// The window the algorithm set, bytes.
     pub(in crate::sim) window: u64,
+    /// The line rate of the flow's NIC (the most a paced flow is set to), bit/s.
+    line_bps: f64,
     pub(in crate::sim) acks_rx: u64,
     pub(in crate::sim) ece_acks: u64,
 }
@@ -138,6 +140,16 @@ pub(in crate::sim) struct E2eState {
     pub(in crate::sim) int_on: bool,
 }
 
+/// The scenario's acknowledged algorithm paces its flows (their rate limiter follows the rate of
+/// its `Control`: a `Reaction::Paced`): none yet (DCTCP is window-only); HPCC, TIMELY and Swift
+/// will.
+pub(in crate::sim) fn paces(sc: &Scenario) -> bool {
+    match sc.cc {
+        CcMode::Dctcp => false,
+        _ => false,
+    }
+}
+
 impl E2eState {
     pub(in crate::sim) fn new(sc: &Scenario) -> E2eState {
         let on = sc.cc.acked();
@@ -158,6 +170,7 @@ impl E2eState {
                     n,
                     frame: f.frame_bytes,
                     size: f.size_bytes,
+                    line_bps: sc.links[f.path[0] / 2].rate_bps,
                     acks_rx: 0,
                     ece_acks: 0,
                 });
@@ -459,11 +472,25 @@ impl Cm {
         self.apply(core, fi, c);
     }
 
-    /// Apply what the algorithm answered: the window; a flow held by it whose next frame now
-    /// fits is woken (its rate limiter releases the frame now, or when its pacing allows).
+    /// Apply what the algorithm answered: the window, and the rate of a flow that paces (its
+    /// rate limiter re-paced); a flow held by its window whose next frame now fits is woken (its
+    /// rate limiter releases the frame now, or when its pacing allows).
     fn apply(&mut self, core: &mut Core, fi: usize, c: Control) {
         let s = &mut self.e2e.snd[self.e2e.ix[fi] as usize];
         s.window = c.window_bytes;
+        let line = s.line_bps;
+        if let Some(Reaction::Paced { rate_bps }) = core.flows[fi].rp.as_mut() {
+            let r = c.rate_bps.min(line);
+            if r != *rate_bps && r > 0.0 {
+                *rate_bps = r;
+                let now = core.now;
+                let out = RpOutput {
+                    timer: TimerCmd::Keep,
+                    rate_changed: true,
+                };
+                core.rp_output(fi, out, now);
+            }
+        }
         let Some(head) = core.flows[fi].rl_q.front().map(|m| m.seq) else {
             return;
         };

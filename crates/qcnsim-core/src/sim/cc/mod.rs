@@ -96,8 +96,19 @@ pub(in crate::sim) struct Ctrl {
 
 /// A flow's reaction point: the mechanism's state machine with its (per-flow) parameters.
 pub(in crate::sim) enum Reaction {
-    Qcn { rp: Rp, p: RpParams },
-    Bcn { rp: BcnRp, p: BcnRpParams },
+    Qcn {
+        rp: Rp,
+        p: RpParams,
+    },
+    Bcn {
+        rp: BcnRp,
+        p: BcnRpParams,
+    },
+    /// An acknowledged end-to-end algorithm that paces (sim/cc/e2e.rs): the rate of its last
+    /// `Control`, at most the line rate.
+    Paced {
+        rate_bps: f64,
+    },
 }
 
 impl Reaction {
@@ -107,6 +118,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.is_active(),
             Reaction::Bcn { rp, .. } => rp.is_active(),
+            Reaction::Paced { .. } => true,
         }
     }
 
@@ -116,6 +128,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.current_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
+            Reaction::Paced { rate_bps } => *rate_bps,
         }
     }
 
@@ -124,6 +137,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.target_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
+            Reaction::Paced { rate_bps } => *rate_bps,
         }
     }
 
@@ -131,7 +145,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn tag(&self) -> u32 {
         match self {
-            Reaction::Qcn { .. } => NONE,
+            Reaction::Qcn { .. } | Reaction::Paced { .. } => NONE,
             Reaction::Bcn { rp, .. } => rp.tag(),
         }
     }
@@ -140,7 +154,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn hold_until(&self) -> SimTime {
         match self {
-            Reaction::Qcn { .. } => 0,
+            Reaction::Qcn { .. } | Reaction::Paced { .. } => 0,
             Reaction::Bcn { rp, .. } => rp.hold_until(),
         }
     }
@@ -148,7 +162,7 @@ impl Reaction {
     pub(in crate::sim) fn start(&mut self, now: SimTime) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.start(p, now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -161,7 +175,7 @@ impl Reaction {
     ) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.on_frame_sent(p, now, bytes, rl_empty),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -169,6 +183,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, p } => rp.on_timer(p, now),
             Reaction::Bcn { rp, p } => rp.on_timer(p, now),
+            Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -179,7 +194,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.pause(now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -188,7 +203,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.resume(now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 }
@@ -302,6 +317,9 @@ impl Cm {
                 rp: Rp::new(&p, Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0))),
                 p,
             })
+        } else if e2e::paces(sc) {
+            // an acknowledged algorithm that paces starts at the line rate
+            Some(Reaction::Paced { rate_bps: nic_rate })
         } else if bcn {
             let mut p = sc.bcn.rp.clone();
             p.line_rate_bps = nic_rate;
