@@ -22,12 +22,14 @@
 //!   per-flow token-bucket rate limiter and the one per-flow reaction timer (`Ev::RpTimer`).
 
 use crate::sim::cc::dcqcn::DcqcnState;
+use crate::sim::cc::e2e::E2eState;
 use crate::sim::cc::nicfb::NicFbState;
 use crate::sim::cc::transient::Transient;
 use crate::sim::prelude::*;
 
 pub(in crate::sim) mod bcn;
 pub(in crate::sim) mod dcqcn;
+pub(in crate::sim) mod e2e;
 pub(in crate::sim) mod nicfb;
 pub(in crate::sim) mod qcn;
 pub(in crate::sim) mod transient;
@@ -45,6 +47,10 @@ pub(in crate::sim) enum CpState {
     Bcn(BcnCp),
     /// DCQCN ECN marking (sim/cc/dcqcn.rs).
     Ecn(crate::proto::dcqcn::EcnCp),
+    /// DCTCP's marking above K at enqueue (sim/cc/e2e.rs).
+    Dctcp,
+    /// Telemetry stamped at dequeue (sim/cc/e2e.rs), a port's `ecn` slot.
+    Int,
 }
 
 /// The congestion-management subsystem: the congestion points of the switch ports (QCN, BCN or
@@ -57,6 +63,9 @@ pub(in crate::sim) struct Cm {
     pub(in crate::sim) nicfb: NicFbState,
     /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
     pub(in crate::sim) dc: DcqcnState,
+    /// The acknowledged end-to-end modes (DCTCP): senders' windows, receivers' echo, the ACKs'
+    /// per-frame stores (empty unless `cc.mode` acknowledges; sim/cc/e2e.rs).
+    pub(in crate::sim) e2e: E2eState,
     pub(in crate::sim) tr: Transient,
     /// QCN CPs that sample arrivals (`cc.qcn.cp.samples = "arrivals"`): the wiring hands them
     /// the frames discarded at their full queues; otherwise nothing is called at a discard.
@@ -87,8 +96,19 @@ pub(in crate::sim) struct Ctrl {
 
 /// A flow's reaction point: the mechanism's state machine with its (per-flow) parameters.
 pub(in crate::sim) enum Reaction {
-    Qcn { rp: Rp, p: RpParams },
-    Bcn { rp: BcnRp, p: BcnRpParams },
+    Qcn {
+        rp: Rp,
+        p: RpParams,
+    },
+    Bcn {
+        rp: BcnRp,
+        p: BcnRpParams,
+    },
+    /// An acknowledged end-to-end algorithm that paces (sim/cc/e2e.rs): the rate of its last
+    /// `Control`, at most the line rate.
+    Paced {
+        rate_bps: f64,
+    },
 }
 
 impl Reaction {
@@ -98,6 +118,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.is_active(),
             Reaction::Bcn { rp, .. } => rp.is_active(),
+            Reaction::Paced { .. } => true,
         }
     }
 
@@ -107,6 +128,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.current_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
+            Reaction::Paced { rate_bps } => *rate_bps,
         }
     }
 
@@ -115,6 +137,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.target_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
+            Reaction::Paced { rate_bps } => *rate_bps,
         }
     }
 
@@ -122,7 +145,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn tag(&self) -> u32 {
         match self {
-            Reaction::Qcn { .. } => NONE,
+            Reaction::Qcn { .. } | Reaction::Paced { .. } => NONE,
             Reaction::Bcn { rp, .. } => rp.tag(),
         }
     }
@@ -131,7 +154,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn hold_until(&self) -> SimTime {
         match self {
-            Reaction::Qcn { .. } => 0,
+            Reaction::Qcn { .. } | Reaction::Paced { .. } => 0,
             Reaction::Bcn { rp, .. } => rp.hold_until(),
         }
     }
@@ -139,7 +162,7 @@ impl Reaction {
     pub(in crate::sim) fn start(&mut self, now: SimTime) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.start(p, now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -152,7 +175,7 @@ impl Reaction {
     ) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.on_frame_sent(p, now, bytes, rl_empty),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -160,6 +183,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, p } => rp.on_timer(p, now),
             Reaction::Bcn { rp, p } => rp.on_timer(p, now),
+            Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -170,7 +194,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.pause(now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -179,7 +203,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.resume(now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 }
@@ -201,6 +225,10 @@ impl Cm {
         let qcn = sc.cc == CcMode::Qcn;
         let bcn = sc.cc == CcMode::Bcn;
         let dcqcn = sc.cc == CcMode::Dcqcn;
+        let dctcp = sc.cc == CcMode::Dctcp;
+        // telemetry stamped at every switch port's dequeue, for an algorithm that reads it
+        // (none yet: HPCC will)
+        let int = false;
         let mut cps = Vec::new();
         let mut port_cps = Vec::with_capacity(sc.n_ports());
         for p in 0..sc.n_ports() {
@@ -222,18 +250,27 @@ impl Cm {
                     StreamId::new(kinds::ECN, p as u32, 0),
                 ))));
                 (cps.len() - 1) as u32
+            } else if dctcp && sc.dctcp.cp_ports[p] {
+                cps.push(CpState::Dctcp);
+                (cps.len() - 1) as u32
             } else {
                 NONE
             };
             // a DCQCN marker runs at enqueue through the CP hook, at dequeue through `ecn`
             let (cp, ecn) = if dcqcn && cp != NONE && sc.dcqcn.ecn.mark_at == MarkAt::Dequeue {
                 (NONE, cp)
+            } else if int && sc.is_switch_port(p) {
+                cps.push(CpState::Int);
+                (cp, (cps.len() - 1) as u32)
             } else {
                 (cp, NONE)
             };
             port_cps.push((cp, ecn));
         }
+        let mut e2e = E2eState::new(sc);
+        e2e.int_on = int;
         let cm = Cm {
+            e2e,
             nicfb: NicFbState::new(sc, seed, cps.len()),
             cps,
             dc: DcqcnState::new(sc),
@@ -280,6 +317,9 @@ impl Cm {
                 rp: Rp::new(&p, Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0))),
                 p,
             })
+        } else if e2e::paces(sc) {
+            // an acknowledged algorithm that paces starts at the line rate
+            Some(Reaction::Paced { rate_bps: nic_rate })
         } else if bcn {
             let mut p = sc.bcn.rp.clone();
             p.line_rate_bps = nic_rate;
@@ -295,6 +335,8 @@ impl Cm {
         };
         let (rl_cap, rl_burst) = if bcn {
             (sc.bcn.rl_queue_bytes, sc.bcn.rl_burst_bytes)
+        } else if sc.cc == CcMode::Dctcp {
+            (sc.dctcp.rl_queue_bytes, None)
         } else if dcqcn {
             (sc.dcqcn.rl_queue_bytes, sc.dcqcn.rl_burst_bytes)
         } else {
@@ -347,6 +389,11 @@ impl Cm {
                 self.ecn_mark(core, pi, cpi, pkt);
                 None
             }
+            CpState::Dctcp => {
+                self.dctcp_mark(core, pi, pkt, qlen);
+                None
+            }
+            CpState::Int => None,
         }
     }
 
@@ -597,6 +644,24 @@ pub(in crate::sim) fn bcn_index(kind: u8, payload: i32) -> usize {
     }
 }
 
+impl Cm {
+    /// Data frame `pkt` leaves port `pi`, whose dequeue action is slot `slot`: DCQCN's marking
+    /// against the queue it leaves behind, or a telemetry stamp.
+    #[inline(always)]
+    pub(in crate::sim) fn dequeue_action(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        slot: usize,
+        pkt: u32,
+    ) {
+        if let CpState::Int = self.cps[slot] {
+            return self.int_stamp(core, pi, pkt);
+        }
+        self.ecn_mark(core, pi, slot, pkt)
+    }
+}
+
 impl Needs for Cm {
     fn name(&self) -> &'static str {
         "cm"
@@ -615,7 +680,11 @@ impl Needs for Cm {
     }
     /// A CE-marked frame reaches its notification point, which may schedule a CNP.
     fn deliveries_make_events(&self, _core: &Core) -> bool {
-        self.cps.iter().any(|c| matches!(c, CpState::Ecn(_)))
+        self.cps.iter().any(|c| matches!(c, CpState::Ecn(_))) || self.e2e.on
+    }
+    /// An acknowledged flow's receiver sends ACKs.
+    fn receives(&self, _core: &Core, fi: usize) -> bool {
+        self.e2e.has(fi)
     }
 }
 
@@ -681,6 +750,9 @@ impl Cm {
             ("cnp_sent", counts(&self.dc.cnp_sent)),
             ("cnp_received", counts(&self.dc.cnp_rx)),
         ]
+        .into_iter()
+        .chain(self.e2e_flow_columns(core))
+        .collect()
     }
 
     /// Per port: the feedback its CP sent (CNMs, BCN messages, ConMes); and, placed after the
