@@ -153,6 +153,29 @@ const CASES: &[(&str, &[&str], &[&str])] = &[
         &["meta.duration=2ms", "meta.variant=no-pfc"],
         &["buffer"],
     ),
+    // DCTCP: marking above K at enqueue, the ACK/window transport (sim/cc/e2e.rs)
+    (
+        "dctcp-analysis",
+        &[
+            "meta.duration=3ms",
+            "meta.variant=n2",
+            "analysis.stats_from=1ms",
+        ],
+        &["cm"],
+    ),
+    // DCTCP with delayed ACKs over a lossless fabric
+    (
+        "dctcp-analysis",
+        &[
+            "meta.duration=2ms",
+            "analysis.stats_from=1ms",
+            "meta.variant=n10",
+            "transport.ack_interval=2",
+            "flow_control.mode=pfc",
+            "defaults.buffer=1MB",
+        ],
+        &[],
+    ),
 ];
 
 #[test]

@@ -6,6 +6,7 @@ pub mod ack;
 pub mod bcn;
 pub mod buffer;
 pub mod dcqcn;
+pub mod dctcp;
 pub mod deadlock;
 pub mod gbn;
 pub mod hpcc;

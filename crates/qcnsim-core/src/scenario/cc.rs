@@ -1,10 +1,10 @@
-//! `[cc]`: the congestion-management mode and its common options; the sections of the three
-//! schemes (`[cc.qcn]`, `[cc.bcn]`, `[cc.dcqcn]`) are read by qcn.rs, bcn.rs and dcqcn.rs, and
-//! checked against the flows here once all are read. `[cc.timely]` and `[cc.swift]`
-//! (timely.rs, swift.rs) are read and checked too, though no mode runs them yet.
+//! `[cc]`: the congestion-management mode and its common options; the sections of the schemes
+//! (`[cc.qcn]`, `[cc.bcn]`, `[cc.dcqcn]`, `[cc.dctcp]`) are read by qcn.rs, bcn.rs, dcqcn.rs and
+//! dctcp.rs, and checked against the flows here once all are read. `[cc.timely]` and
+//! `[cc.swift]` (timely.rs, swift.rs) are read and checked too, though no mode runs them yet.
 
 use super::reader::{Res, TableReader};
-use super::{bcn, dcqcn, qcn, swift, timely, CcMode, Scenario};
+use super::{bcn, dcqcn, dctcp, qcn, swift, timely, CcMode, Scenario};
 use serde_json::{Map, Value as Json};
 
 /// `[cc]` with its `qcn`, `bcn` and `dcqcn` sections (all read, whatever the mode), then the
@@ -16,12 +16,13 @@ pub(super) fn read(
 ) -> Res<()> {
     let mut cc = r.sub("cc")?;
     sc.cc = match cc
-        .choice("mode", "none", &["none", "qcn", "bcn", "dcqcn"])?
+        .choice("mode", "none", &["none", "qcn", "bcn", "dcqcn", "dctcp"])?
         .as_str()
     {
         "qcn" => CcMode::Qcn,
         "bcn" => CcMode::Bcn,
         "dcqcn" => CcMode::Dcqcn,
+        "dctcp" => CcMode::Dctcp,
         _ => CcMode::None,
     };
     sc.feedback_latency = cc.time_or("feedback_latency", 0)?;
@@ -63,6 +64,14 @@ pub(super) fn read(
     if swift_given {
         cc.put("swift", Json::Object(sj));
     }
+    // likewise [cc.dctcp]
+    let dctcp_given = cc.has("dctcp");
+    let mut dr = cc.sub("dctcp")?;
+    sc.dctcp = dctcp::parse_dctcp(sc, &mut dr)?;
+    let dj = dr.finish()?;
+    if sc.cc == CcMode::Dctcp || dctcp_given {
+        cc.put("dctcp", Json::Object(dj));
+    }
     resolved.insert("cc".into(), Json::Object(cc.finish()?));
     if sc.cc == CcMode::Qcn {
         qcn::check_rp(sc)?;
@@ -72,6 +81,9 @@ pub(super) fn read(
     }
     if sc.cc == CcMode::Dcqcn {
         dcqcn::check_dcqcn(sc)?;
+    }
+    if sc.cc == CcMode::Dctcp {
+        dctcp::check_dctcp(sc)?;
     }
     Ok(())
 }

@@ -10,6 +10,7 @@
 pub mod budget;
 pub mod buffer;
 pub mod dcqcn;
+pub mod dctcp;
 pub mod expand;
 pub mod flow_control;
 pub mod fluid;

@@ -2,7 +2,7 @@
 //! the simulator is built from (the node, link, flow and congestion-management specs).
 
 use super::flow_control::FlowControlSpec;
-use super::{buffer, dcqcn, fluid, multicast, params, routes, swift, timely, transport};
+use super::{buffer, dcqcn, dctcp, fluid, multicast, params, routes, swift, timely, transport};
 use crate::proto::bcn::{BcnCpParams, BcnRpParams};
 use crate::proto::multicast::McFeedback;
 use crate::proto::nic_fb::{Feedback, NicFbParams};
@@ -170,6 +170,28 @@ pub enum CcMode {
     /// DCQCN (docs/models/dcqcn.md): ECN marking, a notification point at each receiver and
     /// QCN's reaction point with its DCQCN options.
     Dcqcn,
+    /// DCTCP (docs/models/dctcp.md): ECN marking above K at the switches, the receiver's ECN
+    /// echo in go-back-N's acknowledgements, a window at the sender (sim/cc/e2e.rs).
+    Dctcp,
+}
+
+impl CcMode {
+    /// The mode's name in `cc.mode`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CcMode::None => "none",
+            CcMode::Qcn => "qcn",
+            CcMode::Bcn => "bcn",
+            CcMode::Dcqcn => "dcqcn",
+            CcMode::Dctcp => "dctcp",
+        }
+    }
+
+    /// An end-to-end congestion control clocked by acknowledgements (a window beside the rate
+    /// limiter, read from per-packet ACKs: sim/cc/e2e.rs). HPCC, TIMELY and Swift join here.
+    pub fn acked(self) -> bool {
+        matches!(self, CcMode::Dctcp)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -343,6 +365,8 @@ pub struct Scenario {
     pub timely: timely::TimelySpec,
     /// `[cc.swift]` (read and checked; no `cc.mode` runs it yet: docs/models/swift.md).
     pub swift: swift::SwiftSpec,
+    /// `[cc.dctcp]` (docs/models/dctcp.md).
+    pub dctcp: dctcp::DctcpSpec,
     /// `[transport]`: the go-back-N parameters (docs/models/transport.md).
     pub transport: transport::TransportSpec,
     /// Link-level flow control (PAUSE / PFC).

@@ -288,6 +288,7 @@ fn skeleton(
         dcqcn: dcqcn::DcqcnSpec::off(),
         timely: super::timely::TimelySpec::default(),
         swift: super::swift::SwiftSpec::default(),
+        dctcp: super::dctcp::DctcpSpec::off(),
         transport: transport::TransportSpec::unset(),
         fc: FlowControlSpec::off(),
         buffer: buffer::SharedBufferSpec::off(),

@@ -24,6 +24,8 @@ pub struct TransportSpec {
     pub gbn: GbnParams,
     /// ACK/NACK size on the wire, bytes.
     pub ack_bytes: u32,
+    /// The delayed-ACK timer of an acknowledged congestion control's receiver (sim/cc/e2e.rs).
+    pub ack_delay: crate::units::SimTime,
 }
 
 impl TransportSpec {
@@ -36,6 +38,7 @@ impl TransportSpec {
                 nack_interval: 0,
             },
             ack_bytes: 64,
+            ack_delay: 0,
         }
     }
 }
@@ -94,5 +97,10 @@ pub fn parse(t: &mut TableReader) -> Res<TransportSpec> {
         nack_interval: params::read_time(t, params::spec(TP, "nack_interval"))?,
     };
     let ack_bytes = params::read_bytes(t, params::spec(TP, "ack_frame"))? as u32;
-    Ok(TransportSpec { gbn, ack_bytes })
+    let ack_delay = params::read_time(t, params::spec(TP, "ack_delay"))?;
+    Ok(TransportSpec {
+        gbn,
+        ack_bytes,
+        ack_delay,
+    })
 }

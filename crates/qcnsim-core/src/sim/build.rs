@@ -216,6 +216,7 @@ impl<'a> Core<'a> {
                 rep_fb,
                 class: sc.fc.class_of(f.priority) as u8,
                 gated: false,
+                e2e: sc.cc.acked() && f.group.is_none(),
                 waits: f.traffic == Traffic::Greedy || f.holds,
                 holds: f.holds,
                 rr: (f.holds && sc.nic_round_robin) || rr_generator,

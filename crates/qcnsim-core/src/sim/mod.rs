@@ -179,6 +179,8 @@ impl<'a> Sim<'a> {
             Ev::GbnRto { flow, gen } => self.on_gbn_rto(flow, gen),
             Ev::LinkChange { link, up } => self.on_link_change(link, up != 0),
             Ev::Arrive { pkt } => self.on_arrive(pkt),
+            Ev::AckOut { pkt } => self.ack_out(pkt),
+            Ev::AckTimer { flow, gen } => self.cm.e2e_ack_timer(&mut self.core, flow, gen),
         }
     }
 }

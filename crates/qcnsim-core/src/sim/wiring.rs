@@ -68,17 +68,29 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Data frame `pkt` leaves port `pi`, which marks at dequeue (DCQCN).
+    /// Data frame `pkt` leaves port `pi`, which acts at dequeue (DCQCN's marking, a telemetry
+    /// stamp).
     #[inline(always)]
     pub(super) fn hook_dequeue_mark(&mut self, pi: usize, pkt: u32) {
         let ecn = self.core.ports[pi].ecn as usize;
-        self.cm.ecn_mark(&mut self.core, pi, ecn, pkt);
+        self.cm.dequeue_action(&mut self.core, pi, ecn, pkt);
     }
 
-    /// Frame `seq` of go-back-N flow `flow` goes on the wire at its source NIC.
+    /// Frame `pkt`, sequence `seq`, of go-back-N flow `flow` goes on the wire at its source NIC:
+    /// the transport's timer, and an acknowledged flow's send time (sim/cc/e2e.rs).
     #[inline(always)]
-    pub(super) fn hook_on_wire(&mut self, flow: u32, seq: i32) {
+    pub(super) fn hook_on_wire(&mut self, flow: u32, pkt: u32, seq: i32) {
         self.gbn.on_wire(&mut self.core, flow, seq);
+        if self.core.flows[flow as usize].e2e {
+            self.cm.e2e_on_wire(&self.core, flow, pkt);
+        }
+    }
+
+    /// Whether acknowledged flow `fi`'s window lets its frame `seq` leave the rate limiter now
+    /// (sim/cc/e2e.rs).
+    #[inline(always)]
+    pub(super) fn hook_window(&self, fi: usize, seq: u32) -> bool {
+        self.cm.window_open(fi, seq)
     }
 
     /// The source made frame `seq` of go-back-N flow `fi`.
@@ -95,10 +107,24 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// A data frame of a go-back-N flow reaches its receiver at `t`.
-    #[inline(always)]
-    pub(super) fn hook_transport_rx(&mut self, pk: Pkt, t: SimTime) {
-        self.gbn.receive(&mut self.core, pk, t);
+    /// Data frame `pkt` (`pk`) of a go-back-N flow reaches its receiver at `t`: the transport's
+    /// verdict, then its reply, or for an acknowledged flow the ACKs its congestion control
+    /// sends (sim/cc/e2e.rs). Out of line: off the common path (a call, as before).
+    #[inline(never)]
+    pub(super) fn hook_transport_rx(&mut self, pkt: u32, pk: Pkt, t: SimTime) {
+        let (v, expected) = self.gbn.receive(&mut self.core, pk, t);
+        if self.core.flows[pk.flow as usize].e2e {
+            self.cm
+                .e2e_receive(&mut self.core, pkt, &pk, t, v, expected);
+        } else if let Some(code) = transport::GbnState::reply_code(v.reply) {
+            self.core.q.push(
+                t,
+                Ev::GbnReply {
+                    flow: pk.flow,
+                    code,
+                },
+            );
+        }
     }
 
     /// A copy of multicast flow `fi` reaches its member at `t`.
@@ -155,7 +181,7 @@ impl<'a> Sim<'a> {
     pub(super) fn received(&mut self, pkt: u32, t: SimTime) {
         let pk = self.core.pkts[pkt as usize];
         if self.core.flows[pk.flow as usize].gbn != NONE {
-            self.hook_transport_rx(pk, t);
+            self.hook_transport_rx(pkt, pk, t);
         } else {
             if Self::count_rx(&mut self.core.flows[pk.flow as usize], pk.size, pk.born, t) {
                 self.core.flow_finished(t);
@@ -206,11 +232,15 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The retransmission timer of `flow` may expire.
+    /// The retransmission timer of `flow` may expire: go back, and an acknowledged flow's
+    /// congestion control hears of the timeout.
     #[inline(never)]
     pub(super) fn on_gbn_rto(&mut self, flow: u32, gen: u32) {
         if let Some(seq) = self.gbn.on_rto(&mut self.core, flow, gen) {
             self.gbn_go_back(flow as usize, seq);
+            if self.core.flows[flow as usize].e2e {
+                self.cm.e2e_on_timeout(&mut self.core, flow as usize);
+            }
         }
     }
 
@@ -224,14 +254,28 @@ impl<'a> Sim<'a> {
     }
 
     /// A control frame reaches its destination host: go-back-N's acknowledgements go to the
-    /// transport, every other kind to congestion management (sim/cc/mod.rs).
+    /// transport (and then, for an acknowledged flow, to its congestion control: sim/cc/e2e.rs),
+    /// every other kind to congestion management (sim/cc/mod.rs).
     #[inline(never)]
     pub(super) fn on_host_control(&mut self, pkt: u32) {
         let pk = self.core.pkts[pkt as usize];
         self.core.release(pkt);
         match pk.kind {
-            KIND_ACK | KIND_NACK => self.gbn_on_reply(pk),
+            KIND_ACK | KIND_NACK => {
+                self.gbn_on_reply(pk);
+                if self.core.flows[pk.flow as usize].e2e {
+                    self.cm.e2e_on_ack(&mut self.core, pkt, pk);
+                }
+            }
             _ => self.cm.host_react(&mut self.core, pk),
+        }
+    }
+
+    /// An acknowledged flow's receiver sends ACK `pkt` now (sim/cc/e2e.rs).
+    #[inline(never)]
+    pub(super) fn ack_out(&mut self, pkt: u32) {
+        if let Some(c) = self.cm.ack_out(&mut self.core, pkt) {
+            self.enqueue_ctrl(c.port, c.pkt);
         }
     }
 
@@ -282,8 +326,10 @@ impl<'a> Sim<'a> {
                 let (from_switch, shared) = (port.from_switch, port.cap == Capacity::Shared);
                 let (ba, ecn) = (port.ba != NONE, port.ecn);
                 if ecn != NONE {
-                    // DCQCN marking at dequeue, against the queue the frame leaves behind
-                    self.cm.ecn_mark(&mut self.core, pi, ecn as usize, pkt);
+                    // DCQCN marking at dequeue, against the queue the frame leaves behind, or a
+                    // telemetry stamp
+                    self.cm
+                        .dequeue_action(&mut self.core, pi, ecn as usize, pkt);
                 }
                 let pk = self.core.pkts[pkt as usize];
                 // transmit first: the meter update may queue a flow-control frame on this very

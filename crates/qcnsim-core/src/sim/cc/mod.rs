@@ -22,12 +22,14 @@
 //!   per-flow token-bucket rate limiter and the one per-flow reaction timer (`Ev::RpTimer`).
 
 use crate::sim::cc::dcqcn::DcqcnState;
+use crate::sim::cc::e2e::E2eState;
 use crate::sim::cc::nicfb::NicFbState;
 use crate::sim::cc::transient::Transient;
 use crate::sim::prelude::*;
 
 pub(in crate::sim) mod bcn;
 pub(in crate::sim) mod dcqcn;
+pub(in crate::sim) mod e2e;
 pub(in crate::sim) mod nicfb;
 pub(in crate::sim) mod qcn;
 pub(in crate::sim) mod transient;
@@ -45,6 +47,10 @@ pub(in crate::sim) enum CpState {
     Bcn(BcnCp),
     /// DCQCN ECN marking (sim/cc/dcqcn.rs).
     Ecn(crate::proto::dcqcn::EcnCp),
+    /// DCTCP's marking above K at enqueue (sim/cc/e2e.rs).
+    Dctcp,
+    /// Telemetry stamped at dequeue (sim/cc/e2e.rs), a port's `ecn` slot.
+    Int,
 }
 
 /// The congestion-management subsystem: the congestion points of the switch ports (QCN, BCN or
@@ -57,6 +63,9 @@ pub(in crate::sim) struct Cm {
     pub(in crate::sim) nicfb: NicFbState,
     /// DCQCN: notification points and counters (empty unless cc.mode = "dcqcn").
     pub(in crate::sim) dc: DcqcnState,
+    /// The acknowledged end-to-end modes (DCTCP): senders' windows, receivers' echo, the ACKs'
+    /// per-frame stores (empty unless `cc.mode` acknowledges; sim/cc/e2e.rs).
+    pub(in crate::sim) e2e: E2eState,
     pub(in crate::sim) tr: Transient,
     /// QCN CPs that sample arrivals (`cc.qcn.cp.samples = "arrivals"`): the wiring hands them
     /// the frames discarded at their full queues; otherwise nothing is called at a discard.
@@ -201,6 +210,10 @@ impl Cm {
         let qcn = sc.cc == CcMode::Qcn;
         let bcn = sc.cc == CcMode::Bcn;
         let dcqcn = sc.cc == CcMode::Dcqcn;
+        let dctcp = sc.cc == CcMode::Dctcp;
+        // telemetry stamped at every switch port's dequeue, for an algorithm that reads it
+        // (none yet: HPCC will)
+        let int = false;
         let mut cps = Vec::new();
         let mut port_cps = Vec::with_capacity(sc.n_ports());
         for p in 0..sc.n_ports() {
@@ -222,18 +235,27 @@ impl Cm {
                     StreamId::new(kinds::ECN, p as u32, 0),
                 ))));
                 (cps.len() - 1) as u32
+            } else if dctcp && sc.dctcp.cp_ports[p] {
+                cps.push(CpState::Dctcp);
+                (cps.len() - 1) as u32
             } else {
                 NONE
             };
             // a DCQCN marker runs at enqueue through the CP hook, at dequeue through `ecn`
             let (cp, ecn) = if dcqcn && cp != NONE && sc.dcqcn.ecn.mark_at == MarkAt::Dequeue {
                 (NONE, cp)
+            } else if int && sc.is_switch_port(p) {
+                cps.push(CpState::Int);
+                (cp, (cps.len() - 1) as u32)
             } else {
                 (cp, NONE)
             };
             port_cps.push((cp, ecn));
         }
+        let mut e2e = E2eState::new(sc);
+        e2e.int_on = int;
         let cm = Cm {
+            e2e,
             nicfb: NicFbState::new(sc, seed, cps.len()),
             cps,
             dc: DcqcnState::new(sc),
@@ -295,6 +317,8 @@ impl Cm {
         };
         let (rl_cap, rl_burst) = if bcn {
             (sc.bcn.rl_queue_bytes, sc.bcn.rl_burst_bytes)
+        } else if sc.cc == CcMode::Dctcp {
+            (sc.dctcp.rl_queue_bytes, None)
         } else if dcqcn {
             (sc.dcqcn.rl_queue_bytes, sc.dcqcn.rl_burst_bytes)
         } else {
@@ -347,6 +371,11 @@ impl Cm {
                 self.ecn_mark(core, pi, cpi, pkt);
                 None
             }
+            CpState::Dctcp => {
+                self.dctcp_mark(core, pi, pkt, qlen);
+                None
+            }
+            CpState::Int => None,
         }
     }
 
@@ -597,6 +626,24 @@ pub(in crate::sim) fn bcn_index(kind: u8, payload: i32) -> usize {
     }
 }
 
+impl Cm {
+    /// Data frame `pkt` leaves port `pi`, whose dequeue action is slot `slot`: DCQCN's marking
+    /// against the queue it leaves behind, or a telemetry stamp.
+    #[inline(always)]
+    pub(in crate::sim) fn dequeue_action(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        slot: usize,
+        pkt: u32,
+    ) {
+        if let CpState::Int = self.cps[slot] {
+            return self.int_stamp(core, pi, pkt);
+        }
+        self.ecn_mark(core, pi, slot, pkt)
+    }
+}
+
 impl Needs for Cm {
     fn name(&self) -> &'static str {
         "cm"
@@ -615,7 +662,11 @@ impl Needs for Cm {
     }
     /// A CE-marked frame reaches its notification point, which may schedule a CNP.
     fn deliveries_make_events(&self, _core: &Core) -> bool {
-        self.cps.iter().any(|c| matches!(c, CpState::Ecn(_)))
+        self.cps.iter().any(|c| matches!(c, CpState::Ecn(_))) || self.e2e.on
+    }
+    /// An acknowledged flow's receiver sends ACKs.
+    fn receives(&self, _core: &Core, fi: usize) -> bool {
+        self.e2e.has(fi)
     }
 }
 
@@ -681,6 +732,9 @@ impl Cm {
             ("cnp_sent", counts(&self.dc.cnp_sent)),
             ("cnp_received", counts(&self.dc.cnp_rx)),
         ]
+        .into_iter()
+        .chain(self.e2e_flow_columns(core))
+        .collect()
     }
 
     /// Per port: the feedback its CP sent (CNMs, BCN messages, ConMes); and, placed after the

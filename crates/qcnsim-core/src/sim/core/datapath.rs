@@ -368,7 +368,7 @@ impl<'a> Sim<'a> {
     fn source_sent(&mut self, flow: u32, pkt: u32, flags: u8) {
         if flags & FLAG_GBN != 0 {
             let seq = self.core.pkts[pkt as usize].fb;
-            self.hook_on_wire(flow, seq);
+            self.hook_on_wire(flow, pkt, seq);
         }
         if flags & FLAG_QP != 0 {
             self.core.qp_sent(flow as usize);
@@ -469,7 +469,7 @@ impl<'a> Sim<'a> {
             // a go-back-N receiver decides what counts as received (sim/host/transport.rs)
             if f.gbn != NONE {
                 let pk = self.core.pkts[pkt as usize];
-                self.hook_transport_rx(pk, t);
+                self.hook_transport_rx(pkt, pk, t);
             } else {
                 f.rx_frames += 1;
                 f.rx_bytes += size as u64;

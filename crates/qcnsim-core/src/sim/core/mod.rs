@@ -105,6 +105,15 @@ pub(in crate::sim) enum Ev {
     Arrive {
         pkt: u32,
     },
+    /// An acknowledged flow's receiver sends ACK (or NACK) `pkt` (sim/cc/e2e.rs).
+    AckOut {
+        pkt: u32,
+    },
+    /// The delayed-ACK timer of acknowledged flow `flow`'s receiver (stale if `gen` is old).
+    AckTimer {
+        flow: u32,
+        gen: u32,
+    },
 }
 
 pub(in crate::sim) const KIND_DATA: u8 = 0;
@@ -309,6 +318,9 @@ pub(in crate::sim) struct Flow {
     pub(in crate::sim) rep_fb: bool,
     /// The source NIC is paused for this flow's class: its rate limiter sends nothing.
     pub(in crate::sim) gated: bool,
+    /// An acknowledged flow (`CcMode::acked`): a window beside its rate limiter decides when a
+    /// frame may leave (`hook_window`; sim/cc/e2e.rs).
+    pub(in crate::sim) e2e: bool,
     /// Flow-control class (PFC priority queue; 0 otherwise).
     pub(in crate::sim) class: u8,
     /// How data frames are routed at switches: the fixed `path` ([`ROUTE_PATH`]),

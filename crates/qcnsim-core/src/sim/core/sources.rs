@@ -267,6 +267,9 @@ impl<'a> Sim<'a> {
     /// A new frame from the source enters the flow's rate limiter.
     pub(in crate::sim) fn rl_offer(&mut self, fi: usize, m: Made) {
         let now = self.core.now;
+        if self.core.flows[fi].e2e && !self.hook_window(fi, m.seq) {
+            return self.rl_enqueue(fi, m);
+        }
         let f = &mut self.core.flows[fi];
         if !Core::rl_limited(f) && f.rl_q.is_empty() && !f.at_nic {
             let pkt = self.admit(fi, m);
@@ -313,6 +316,11 @@ impl<'a> Sim<'a> {
             }
         } else {
             self.eager_catch_up(fi, now);
+        }
+        let f = &self.core.flows[fi];
+        if f.e2e && !self.hook_window(fi, f.rl_q.front().map_or(0, |m| m.seq)) {
+            // the window is full: the ACK that opens it wakes the rate limiter (sim/cc/e2e.rs)
+            return;
         }
         let f = &mut self.core.flows[fi];
         let Some(m) = f.rl_q.pop_front() else {

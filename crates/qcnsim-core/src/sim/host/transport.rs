@@ -10,7 +10,7 @@
 //! the source produce the frame asked for next, at once, and the following ones at the flow's
 //! traffic pattern from there.
 
-use crate::proto::gbn::{GbnParams, Receiver, Reply, Sender, SndOut};
+use crate::proto::gbn::{GbnParams, Receiver, Reply, RxVerdict, Sender, SndOut};
 use crate::scenario::transport::Transport;
 use crate::sim::prelude::*;
 
@@ -92,9 +92,17 @@ impl GbnState {
     }
 
     /// A data frame of a gbn flow reaches its receiver at `t` within the run (`deliver`
-    /// counts late frames, hands CE marks to DCQCN and releases the frame).
+    /// counts late frames, hands CE marks to DCQCN and releases the frame): the receiver's
+    /// verdict and the frames it has accepted since. The wiring sends the reply
+    /// ([`GbnState::reply_code`]), or for a flow whose congestion control acknowledges, hands
+    /// the verdict to it.
     #[inline(never)]
-    pub(in crate::sim) fn receive(&mut self, core: &mut Core, pk: Pkt, t: SimTime) {
+    pub(in crate::sim) fn receive(
+        &mut self,
+        core: &mut Core,
+        pk: Pkt,
+        t: SimTime,
+    ) -> (RxVerdict, u32) {
         let fi = pk.flow as usize;
         let g = core.flows[fi].gbn as usize;
         let n = self.snd[g].n;
@@ -109,18 +117,16 @@ impl GbnState {
             f.finish = Some(t);
             core.flow_finished(t);
         }
-        let code = match v.reply {
-            Reply::None => return,
-            Reply::Ack(a) => a,
-            Reply::Nack(a) => a | NACK_BIT,
-        };
-        core.q.push(
-            t,
-            Ev::GbnReply {
-                flow: pk.flow,
-                code,
-            },
-        );
+        (v, self.rcv[g].expected)
+    }
+
+    /// The `Ev::GbnReply` code of a receiver's reply (none to send).
+    pub(in crate::sim) fn reply_code(reply: Reply) -> Option<u32> {
+        match reply {
+            Reply::None => None,
+            Reply::Ack(a) => Some(a),
+            Reply::Nack(a) => Some(a | NACK_BIT),
+        }
     }
 
     /// The receiver of `flow` sends an ACK or a NACK (`code`) towards the source: the control
