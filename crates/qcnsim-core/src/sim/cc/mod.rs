@@ -29,6 +29,7 @@ use crate::sim::prelude::*;
 
 pub(in crate::sim) mod bcn;
 pub(in crate::sim) mod dcqcn;
+pub(in crate::sim) mod delay;
 pub(in crate::sim) mod e2e;
 pub(in crate::sim) mod nicfb;
 pub(in crate::sim) mod qcn;
@@ -96,8 +97,19 @@ pub(in crate::sim) struct Ctrl {
 
 /// A flow's reaction point: the mechanism's state machine with its (per-flow) parameters.
 pub(in crate::sim) enum Reaction {
-    Qcn { rp: Rp, p: RpParams },
-    Bcn { rp: BcnRp, p: BcnRpParams },
+    Qcn {
+        rp: Rp,
+        p: RpParams,
+    },
+    Bcn {
+        rp: BcnRp,
+        p: BcnRpParams,
+    },
+    /// The rate an end-to-end algorithm sets from its acknowledgements (TIMELY, Swift's
+    /// pacing; sim/cc/delay.rs): the limiter paces at it, nothing else.
+    E2e {
+        rate: f64,
+    },
 }
 
 impl Reaction {
@@ -107,6 +119,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.is_active(),
             Reaction::Bcn { rp, .. } => rp.is_active(),
+            Reaction::E2e { .. } => true,
         }
     }
 
@@ -116,6 +129,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.current_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
+            Reaction::E2e { rate } => *rate,
         }
     }
 
@@ -124,6 +138,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.target_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
+            Reaction::E2e { rate } => *rate,
         }
     }
 
@@ -131,7 +146,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn tag(&self) -> u32 {
         match self {
-            Reaction::Qcn { .. } => NONE,
+            Reaction::Qcn { .. } | Reaction::E2e { .. } => NONE,
             Reaction::Bcn { rp, .. } => rp.tag(),
         }
     }
@@ -140,7 +155,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn hold_until(&self) -> SimTime {
         match self {
-            Reaction::Qcn { .. } => 0,
+            Reaction::Qcn { .. } | Reaction::E2e { .. } => 0,
             Reaction::Bcn { rp, .. } => rp.hold_until(),
         }
     }
@@ -148,7 +163,7 @@ impl Reaction {
     pub(in crate::sim) fn start(&mut self, now: SimTime) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.start(p, now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::E2e { .. } => RpOutput::NONE,
         }
     }
 
@@ -161,7 +176,7 @@ impl Reaction {
     ) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.on_frame_sent(p, now, bytes, rl_empty),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::E2e { .. } => RpOutput::NONE,
         }
     }
 
@@ -169,6 +184,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, p } => rp.on_timer(p, now),
             Reaction::Bcn { rp, p } => rp.on_timer(p, now),
+            Reaction::E2e { .. } => RpOutput::NONE,
         }
     }
 
@@ -179,7 +195,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.pause(now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::E2e { .. } => RpOutput::NONE,
         }
     }
 
@@ -188,7 +204,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.resume(now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::E2e { .. } => RpOutput::NONE,
         }
     }
 }
@@ -313,7 +329,7 @@ impl Cm {
                 p,
             })
         } else {
-            None
+            delay::reaction(sc, i, nic_rate)
         };
         let (rl_cap, rl_burst) = if bcn {
             (sc.bcn.rl_queue_bytes, sc.bcn.rl_burst_bytes)
