@@ -196,7 +196,7 @@ impl CcMode {
     }
 
     /// An end-to-end congestion control clocked by acknowledgements (a window beside the rate
-    /// limiter, read from per-packet ACKs: sim/cc/e2e.rs). HPCC, TIMELY and Swift join here.
+    /// limiter, read from per-packet ACKs: sim/cc/e2e.rs): DCTCP, TIMELY, Swift.
     pub fn acked(self) -> bool {
         matches!(self, CcMode::Dctcp | CcMode::Timely | CcMode::Swift)
     }

@@ -307,7 +307,7 @@ traffic = "greedy"
 
     #[test]
     fn sections_are_read_with_the_scenario() {
-        // [cc.timely] and [cc.swift] are read whatever cc.mode; in run.json only when given
+        // [cc.timely] and [cc.swift] are read whatever cc.mode; in run.json when given (or run)
         let text = format!("{SCENARIO}\n[cc.timely]\nalpha = 0.02\n");
         let sc = crate::scenario::load(&text, &["cc.swift.ai=2".into()]).unwrap();
         assert_eq!(sc.timely.params.alpha, 0.02);
