@@ -163,6 +163,30 @@ const CASES: &[(&str, &[&str], &[&str])] = &[
         ],
         &["cm"],
     ),
+    // TIMELY: the rate limiter paced at the RTT-gradient rate (sim/cc/delay.rs). No switch takes
+    // part: cm's answers (the ACK receivers) are go-back-N's too, so dropping either one's alone
+    // changes nothing; the shortcuts-off check is the one that applies
+    (
+        "dctcp-analysis",
+        &[
+            "meta.duration=3ms",
+            "meta.variant=n2",
+            "analysis.stats_from=1ms",
+            "cc.mode=timely",
+        ],
+        &[],
+    ),
+    // Swift: a window from the fabric delay, paced below one packet (n40)
+    (
+        "dctcp-analysis",
+        &[
+            "meta.duration=2ms",
+            "meta.variant=n40",
+            "analysis.stats_from=1ms",
+            "cc.mode=swift",
+        ],
+        &[],
+    ),
     // DCTCP with delayed ACKs over a lossless fabric
     (
         "dctcp-analysis",

@@ -1,7 +1,7 @@
 //! `[cc]`: the congestion-management mode and its common options; the sections of the schemes
 //! (`[cc.qcn]`, `[cc.bcn]`, `[cc.dcqcn]`, `[cc.dctcp]`) are read by qcn.rs, bcn.rs, dcqcn.rs and
 //! dctcp.rs, and checked against the flows here once all are read. `[cc.timely]` and
-//! `[cc.swift]` (timely.rs, swift.rs) are read and checked too, though no mode runs them yet.
+//! `[cc.swift]` (timely.rs, swift.rs) likewise, for `cc.mode = "timely"` and `"swift"`.
 
 use super::reader::{Res, TableReader};
 use super::{bcn, dcqcn, dctcp, qcn, swift, timely, CcMode, Scenario};
@@ -16,13 +16,19 @@ pub(super) fn read(
 ) -> Res<()> {
     let mut cc = r.sub("cc")?;
     sc.cc = match cc
-        .choice("mode", "none", &["none", "qcn", "bcn", "dcqcn", "dctcp"])?
+        .choice(
+            "mode",
+            "none",
+            &["none", "qcn", "bcn", "dcqcn", "dctcp", "timely", "swift"],
+        )?
         .as_str()
     {
         "qcn" => CcMode::Qcn,
         "bcn" => CcMode::Bcn,
         "dcqcn" => CcMode::Dcqcn,
         "dctcp" => CcMode::Dctcp,
+        "timely" => CcMode::Timely,
+        "swift" => CcMode::Swift,
         _ => CcMode::None,
     };
     sc.feedback_latency = cc.time_or("feedback_latency", 0)?;
@@ -49,19 +55,19 @@ pub(super) fn read(
     if sc.cc == CcMode::Dcqcn || dcqcn_given {
         cc.put("dcqcn", Json::Object(dj));
     }
-    // [cc.timely] and [cc.swift]: no mode runs them yet; in the resolved scenario when given
+    // [cc.timely] and [cc.swift]: in the resolved scenario when their mode runs or given
     let timely_given = cc.has("timely");
     let mut tr = cc.sub("timely")?;
     sc.timely = timely::read(&mut tr)?;
     let tj = tr.finish()?;
-    if timely_given {
+    if sc.cc == CcMode::Timely || timely_given {
         cc.put("timely", Json::Object(tj));
     }
     let swift_given = cc.has("swift");
     let mut sr = cc.sub("swift")?;
     sc.swift = swift::read(&mut sr)?;
     let sj = sr.finish()?;
-    if swift_given {
+    if sc.cc == CcMode::Swift || swift_given {
         cc.put("swift", Json::Object(sj));
     }
     // likewise [cc.dctcp]
@@ -84,6 +90,12 @@ pub(super) fn read(
     }
     if sc.cc == CcMode::Dctcp {
         dctcp::check_dctcp(sc)?;
+    }
+    if sc.cc == CcMode::Timely {
+        timely::check_timely(sc)?;
+    }
+    if sc.cc == CcMode::Swift {
+        timely::check_acked(sc, CcMode::Swift)?;
     }
     Ok(())
 }

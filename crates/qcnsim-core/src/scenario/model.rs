@@ -172,6 +172,12 @@ pub enum CcMode {
     /// DCTCP (docs/models/dctcp.md): ECN marking above K at the switches, the receiver's ECN
     /// echo in go-back-N's acknowledgements, a window at the sender (sim/cc/e2e.rs).
     Dctcp,
+    /// TIMELY (docs/models/timely.md): RTT samples from the transport's timestamp echo set each
+    /// flow's rate limiter's rate (sim/cc/delay.rs).
+    Timely,
+    /// Swift (docs/models/swift.md): the fabric delay of each ACK sets a window, with pacing
+    /// below one packet (sim/cc/delay.rs).
+    Swift,
 }
 
 impl CcMode {
@@ -183,13 +189,15 @@ impl CcMode {
             CcMode::Bcn => "bcn",
             CcMode::Dcqcn => "dcqcn",
             CcMode::Dctcp => "dctcp",
+            CcMode::Timely => "timely",
+            CcMode::Swift => "swift",
         }
     }
 
     /// An end-to-end congestion control clocked by acknowledgements (a window beside the rate
-    /// limiter, read from per-packet ACKs: sim/cc/e2e.rs). HPCC, TIMELY and Swift join here.
+    /// limiter, read from per-packet ACKs: sim/cc/e2e.rs): DCTCP, TIMELY, Swift.
     pub fn acked(self) -> bool {
-        matches!(self, CcMode::Dctcp)
+        matches!(self, CcMode::Dctcp | CcMode::Timely | CcMode::Swift)
     }
 }
 

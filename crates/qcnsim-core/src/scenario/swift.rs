@@ -1,7 +1,6 @@
 //! `[cc.swift]`: Swift's parameters (docs/models/swift.md; proto/swift.rs). The keys are
 //! defined in the parameter table (params.rs, `cc.swift.*`). The section is read and checked
-//! with every scenario; the packet simulator does not run Swift yet (its ACK transport is not
-//! there), so no `cc.mode` selects it.
+//! with every scenario; `cc.mode = "swift"` runs it (sim/cc/delay.rs).
 
 use super::params::{self, spec, Kind, SW};
 use super::reader::{show, Res, TableReader};

@@ -1,10 +1,10 @@
 //! `[cc.timely]`: TIMELY's parameters (docs/models/timely.md; proto/timely.rs). The keys are
 //! defined in the parameter table (params.rs, `cc.timely.*`). The section is read and checked
-//! with every scenario; the packet simulator does not run TIMELY yet (its ACK transport is
-//! not there), so no `cc.mode` selects it.
+//! with every scenario; `cc.mode = "timely"` runs it (sim/cc/delay.rs).
 
 use super::params::{self, spec, TM};
 use super::reader::{show, Res, TableReader};
+use super::{transport::Transport, CcMode, Scenario, ScenarioError};
 use crate::proto::timely::{Sampling, TimelyParams};
 use crate::units;
 use serde_json::Value as Json;
@@ -16,6 +16,9 @@ pub struct TimelySpec {
     pub params: TimelyParams,
     /// The rate at a flow's start (`None`: the line rate).
     pub start_rate_bps: Option<f64>,
+    /// One start rate per flow (in the order of `[[flows]]` after expansion), when
+    /// `start_rate` is a list; empty otherwise.
+    pub start_rates: Vec<f64>,
 }
 
 impl Default for TimelySpec {
@@ -32,6 +35,14 @@ impl TimelySpec {
             max_rate_bps: line_rate_bps,
             min_rate_bps: self.params.min_rate_bps.min(line_rate_bps),
             ..self.params.clone()
+        }
+    }
+
+    /// The rate flow `i` starts at on a NIC of `line_rate_bps` (clamped by `Timely::new`).
+    pub fn start_of(&self, i: usize, line_rate_bps: f64) -> f64 {
+        match self.start_rates.get(i) {
+            Some(&r) => r,
+            None => self.start_rate_bps.unwrap_or(line_rate_bps),
         }
     }
 }
@@ -61,28 +72,104 @@ pub fn read(t: &mut TableReader) -> Res<TimelySpec> {
             format!("a time above t_low ({})", units::fmt_time(p.t_low_ps)),
         ));
     }
-    let start_rate_bps = read_start_rate(t)?;
+    let (start_rate_bps, start_rates) = read_start_rate(t)?;
     Ok(TimelySpec {
         params: p,
         start_rate_bps,
+        start_rates,
     })
 }
 
 /// `start_rate`: `"line"` (`None`) or a rate.
-fn read_start_rate(t: &mut TableReader) -> Res<Option<f64>> {
+fn read_start_rate(t: &mut TableReader) -> Res<(Option<f64>, Vec<f64>)> {
     let key = spec(TM, "start_rate").key;
-    let allowed = "\"line\" or a rate such as \"5Gbps\"";
-    let r = match t.raw(key) {
-        None => None,
-        Some(toml::Value::String(v)) if v == "line" => None,
-        Some(toml::Value::String(v)) => match units::parse_rate(v) {
-            Ok(r) if r > 0.0 => Some(r),
-            _ => return Err(t.err(key, format!("{v:?}"), allowed)),
-        },
-        Some(v) => return Err(t.err(key, show(v), allowed)),
+    let allowed = "\"line\", a rate such as \"5Gbps\", or a list of rates (one per flow)";
+    let one = |v: &toml::Value| match v {
+        toml::Value::String(s) => units::parse_rate(s).ok().filter(|&r| r > 0.0),
+        _ => None,
     };
-    t.put(key, Json::String(r.map_or("line".into(), units::fmt_rate)));
-    Ok(r)
+    let (r, list) = match t.raw(key) {
+        None => (None, Vec::new()),
+        Some(toml::Value::String(v)) if v == "line" => (None, Vec::new()),
+        Some(toml::Value::Array(a)) if !a.is_empty() => {
+            let mut list = Vec::with_capacity(a.len());
+            for v in a {
+                match one(v) {
+                    Some(r) => list.push(r),
+                    None => return Err(t.err(key, show(v), allowed)),
+                }
+            }
+            (None, list)
+        }
+        Some(v) => match one(v) {
+            Some(r) => (Some(r), Vec::new()),
+            None => return Err(t.err(key, show(v), allowed)),
+        },
+    };
+    let shown = if list.is_empty() {
+        Json::String(r.map_or("line".into(), units::fmt_rate))
+    } else {
+        Json::Array(
+            list.iter()
+                .map(|&x| Json::String(units::fmt_rate(x)))
+                .collect(),
+        )
+    };
+    t.put(key, shown);
+    Ok((r, list))
+}
+
+/// `cc.mode = "timely"`: the flows' checks of an acknowledged mode, and a list of start rates
+/// has one rate per flow.
+pub(super) fn check_timely(sc: &Scenario) -> Res<()> {
+    check_acked(sc, CcMode::Timely)?;
+    let n = sc.timely.start_rates.len();
+    if n > 0 && n != sc.flows.len() {
+        return Err(ScenarioError::new(
+            "cc.timely.start_rate",
+            format!("a list of {n} rates"),
+            format!(
+                "\"line\", one rate, or a list of {} rates (one per flow, in the order of \
+                 [[flows]] after expansion)",
+                sc.flows.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// An end-to-end mode clocked by acknowledgements (TIMELY, Swift): every flow is a unicast
+/// go-back-N flow (its sender reads go-back-N's acknowledgements).
+pub(super) fn check_acked(sc: &Scenario, cc: CcMode) -> Res<()> {
+    let mode = format!("\"{}\"", cc.name());
+    for f in &sc.flows {
+        if f.group.is_some() {
+            return Err(ScenarioError::new(
+                "cc.mode",
+                mode,
+                format!(
+                    "\"qcn\", \"bcn\" or \"none\" with multicast flow {:?} (the receiver of \
+                     an acknowledged mode acknowledges one flow)",
+                    f.name
+                ),
+            ));
+        }
+        if f.transport != Transport::Gbn {
+            return Err(ScenarioError::new(
+                "cc.mode",
+                mode,
+                format!(
+                    "a mode without acknowledgements for flow {:?} (transport = \"udp\"), or \
+                     transport = \"gbn\" with a size for it: the sender of {} reads \
+                     go-back-N's acknowledgements (a long-lived flow: a size beyond what the run \
+                     carries)",
+                    f.name,
+                    cc.name()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -146,6 +233,11 @@ start_rate = "5Gbps"
         );
         assert_eq!((p.hai_factor, p.min_rate_bps), (10.0, 1e9));
         assert_eq!(s.start_rate_bps, Some(5e9));
+        assert!(s.start_rates.is_empty());
+        let (s, r) = read_str("start_rate = [\"7Gbps\", \"3Gbps\"]").unwrap();
+        assert_eq!(s.start_rates, vec![7e9, 3e9]);
+        assert_eq!((s.start_of(0, 10e9), s.start_of(1, 10e9)), (7e9, 3e9));
+        assert_eq!(r["start_rate"], serde_json::json!(["7Gbps", "3Gbps"]));
     }
 
     #[test]
@@ -175,6 +267,12 @@ start_rate = "5Gbps"
                 "\"line\"",
             ),
             ("start_rate = 5", "cc.timely.start_rate", "5", "\"line\""),
+            (
+                "start_rate = [\"1Gbps\", 3]",
+                "cc.timely.start_rate",
+                "3",
+                "a list of rates",
+            ),
             ("delta = \"-1Mbps\"", "cc.timely.delta", "-1Mbps", "rate"),
             ("t_lo = \"1us\"", "cc.timely.t_lo", "unknown", "t_low"),
         ];
@@ -209,7 +307,7 @@ traffic = "greedy"
 
     #[test]
     fn sections_are_read_with_the_scenario() {
-        // [cc.timely] and [cc.swift] are read whatever cc.mode; in run.json only when given
+        // [cc.timely] and [cc.swift] are read whatever cc.mode; in run.json when given (or run)
         let text = format!("{SCENARIO}\n[cc.timely]\nalpha = 0.02\n");
         let sc = crate::scenario::load(&text, &["cc.swift.ai=2".into()]).unwrap();
         assert_eq!(sc.timely.params.alpha, 0.02);

@@ -159,6 +159,7 @@ impl<'a> Core<'a> {
             // start (`cc.qcn.rp.start_rate`; the line rate unless set)
             let start_rate = match &rp {
                 Some(Reaction::Qcn { rp, .. }) => rp.current_rate(),
+                Some(Reaction::E2e { rate }) => *rate,
                 _ => nic_rate,
             };
             flows.push(Flow {

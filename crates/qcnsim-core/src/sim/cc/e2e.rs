@@ -29,37 +29,48 @@
 use crate::proto::ack::{Ack, Control, IntHop, MAX_INT_HOPS};
 use crate::proto::dctcp::{self, DctcpParams, Echo};
 use crate::proto::gbn::{Reply, RxVerdict};
+use crate::sim::cc::delay::{self, SwiftFlow, TimelyFlow};
 use crate::sim::cc::{Cm, Ctrl};
 use crate::sim::prelude::*;
 
-/// A flow's sender algorithm: one variant per algorithm (HPCC, TIMELY and Swift add theirs).
+/// A flow's sender algorithm: one variant per algorithm (TIMELY and Swift: sim/cc/delay.rs).
 pub(in crate::sim) enum Algo {
     Dctcp { s: dctcp::Sender, p: DctcpParams },
+    Timely(TimelyFlow),
+    Swift(SwiftFlow),
 }
 
 impl Algo {
     fn on_ack(&mut self, ack: &Ack, snd_nxt: u32) -> Control {
         match self {
             Algo::Dctcp { s, p } => s.on_ack(p, ack, snd_nxt),
+            Algo::Timely(t) => t.on_ack(ack),
+            Algo::Swift(w) => w.on_ack(ack),
         }
     }
 
     /// A NACK: the transport saw a loss.
-    fn on_loss(&mut self, snd_nxt: u32) -> Control {
+    fn on_loss(&mut self, now: SimTime, snd_nxt: u32) -> Control {
         match self {
             Algo::Dctcp { s, p } => s.on_loss(p, snd_nxt),
+            Algo::Timely(t) => t.on_loss(),
+            Algo::Swift(w) => w.on_nack(now),
         }
     }
 
-    fn on_timeout(&mut self, snd_nxt: u32) -> Control {
+    fn on_timeout(&mut self, now: SimTime, snd_nxt: u32) -> Control {
         match self {
             Algo::Dctcp { s, p } => s.on_timeout(p, snd_nxt),
+            Algo::Timely(t) => t.on_loss(),
+            Algo::Swift(w) => w.on_timeout(now),
         }
     }
 
     fn window(&self) -> u64 {
         match self {
             Algo::Dctcp { s, .. } => s.window_bytes(),
+            Algo::Timely(t) => t.control().window_bytes,
+            Algo::Swift(w) => w.window_bytes(),
         }
     }
 }
@@ -78,8 +89,6 @@ pub(in crate::sim) struct Snd {
     size: Option<u64>,
     /// The window the algorithm set, bytes.
     pub(in crate::sim) window: u64,
-    /// The line rate of the flow's NIC (the most a paced flow is set to), bit/s.
-    line_bps: f64,
     pub(in crate::sim) acks_rx: u64,
     pub(in crate::sim) ece_acks: u64,
 }
@@ -140,16 +149,6 @@ pub(in crate::sim) struct E2eState {
     pub(in crate::sim) int_on: bool,
 }
 
-/// The scenario's acknowledged algorithm paces its flows (their rate limiter follows the rate of
-/// its `Control`: a `Reaction::Paced`): none yet (DCTCP is window-only); HPCC, TIMELY and Swift
-/// will.
-pub(in crate::sim) fn paces(sc: &Scenario) -> bool {
-    match sc.cc {
-        CcMode::Dctcp => false,
-        _ => false,
-    }
-}
-
 impl E2eState {
     pub(in crate::sim) fn new(sc: &Scenario) -> E2eState {
         let on = sc.cc.acked();
@@ -159,18 +158,26 @@ impl E2eState {
             ix = vec![NONE; sc.flows.len()];
             for (i, f) in sc.flows.iter().enumerate() {
                 ix[i] = snd.len() as u32;
-                let p = sc.dctcp.params(f.frame_bytes);
                 let n = f.size_bytes.unwrap_or(0).div_ceil(f.frame_bytes as u64) as u32;
-                let s = dctcp::Sender::new(&p, f.frame_bytes);
+                let algo = match sc.cc {
+                    CcMode::Timely => {
+                        Algo::Timely(TimelyFlow::new(sc, i, delay::nic_rate(sc, i), n))
+                    }
+                    CcMode::Swift => Algo::Swift(SwiftFlow::new(sc, i, delay::nic_rate(sc, i))),
+                    _ => {
+                        let p = sc.dctcp.params(f.frame_bytes);
+                        let s = dctcp::Sender::new(&p, f.frame_bytes);
+                        Algo::Dctcp { s, p }
+                    }
+                };
                 snd.push(Snd {
-                    window: s.window_bytes(),
-                    algo: Algo::Dctcp { s, p },
+                    window: algo.window(),
+                    algo,
                     una: 0,
                     nxt: 0,
                     n,
                     frame: f.frame_bytes,
                     size: f.size_bytes,
-                    line_bps: sc.links[f.path[0] / 2].rate_bps,
                     acks_rx: 0,
                     ece_acks: 0,
                 });
@@ -449,7 +456,7 @@ impl Cm {
         s.acks_rx += 1;
         let nxt = s.nxt;
         let c = if pk.kind == KIND_NACK {
-            s.algo.on_loss(nxt)
+            s.algo.on_loss(core.now, nxt)
         } else {
             let mut ack = Ack::plain(core.now, a, newly.min(u32::MAX as u64) as u32, rec.sent_at);
             ack.acked_frames = rec.frames;
@@ -468,7 +475,7 @@ impl Cm {
     /// The retransmission timer of acknowledged flow `fi` went back.
     pub(in crate::sim) fn e2e_on_timeout(&mut self, core: &mut Core, fi: usize) {
         let s = &mut self.e2e.snd[self.e2e.ix[fi] as usize];
-        let c = s.algo.on_timeout(s.nxt);
+        let c = s.algo.on_timeout(core.now, s.nxt);
         self.apply(core, fi, c);
     }
 
@@ -478,19 +485,7 @@ impl Cm {
     fn apply(&mut self, core: &mut Core, fi: usize, c: Control) {
         let s = &mut self.e2e.snd[self.e2e.ix[fi] as usize];
         s.window = c.window_bytes;
-        let line = s.line_bps;
-        if let Some(Reaction::Paced { rate_bps }) = core.flows[fi].rp.as_mut() {
-            let r = c.rate_bps.min(line);
-            if r != *rate_bps && r > 0.0 {
-                *rate_bps = r;
-                let now = core.now;
-                let out = RpOutput {
-                    timer: TimerCmd::Keep,
-                    rate_changed: true,
-                };
-                core.rp_output(fi, out, now);
-            }
-        }
+        core.e2e_set_rate(fi, c.rate_bps);
         let Some(head) = core.flows[fi].rl_q.front().map(|m| m.seq) else {
             return;
         };
@@ -520,7 +515,7 @@ impl Cm {
         let alpha: Vec<f64> = (0..core.flows.len())
             .map(|fi| match e.snd.get(e.ix[fi] as usize).map(|s| &s.algo) {
                 Some(Algo::Dctcp { s, .. }) => s.alpha,
-                None => f64::NAN,
+                _ => f64::NAN,
             })
             .collect();
         vec![
@@ -533,6 +528,8 @@ impl Cm {
                 "window_cuts",
                 ColumnData::I64(per(&|s| match &s.algo {
                     Algo::Dctcp { s, .. } => s.cuts as i64,
+                    Algo::Timely(_) => 0,
+                    Algo::Swift(w) => w.s.decreases() as i64,
                 })),
             ),
             (
@@ -541,5 +538,19 @@ impl Cm {
             ),
             ("dctcp_alpha", ColumnData::F64(alpha)),
         ]
+        .into_iter()
+        .chain(delay::columns(
+            core.sc.cc,
+            core.flows.len(),
+            &|fi| match e.snd.get(e.ix[fi] as usize).map(|s| &s.algo) {
+                Some(Algo::Timely(t)) => Some(t),
+                _ => None,
+            },
+            &|fi| match e.snd.get(e.ix[fi] as usize).map(|s| &s.algo) {
+                Some(Algo::Swift(w)) => Some(w),
+                _ => None,
+            },
+        ))
+        .collect()
     }
 }

@@ -29,6 +29,7 @@ use crate::sim::prelude::*;
 
 pub(in crate::sim) mod bcn;
 pub(in crate::sim) mod dcqcn;
+pub(in crate::sim) mod delay;
 pub(in crate::sim) mod e2e;
 pub(in crate::sim) mod nicfb;
 pub(in crate::sim) mod qcn;
@@ -104,10 +105,10 @@ pub(in crate::sim) enum Reaction {
         rp: BcnRp,
         p: BcnRpParams,
     },
-    /// An acknowledged end-to-end algorithm that paces (sim/cc/e2e.rs): the rate of its last
-    /// `Control`, at most the line rate.
-    Paced {
-        rate_bps: f64,
+    /// The rate an end-to-end algorithm sets from its acknowledgements (TIMELY, Swift's
+    /// pacing; sim/cc/delay.rs): the limiter paces at it, nothing else.
+    E2e {
+        rate: f64,
     },
 }
 
@@ -118,7 +119,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.is_active(),
             Reaction::Bcn { rp, .. } => rp.is_active(),
-            Reaction::Paced { .. } => true,
+            Reaction::E2e { .. } => true,
         }
     }
 
@@ -128,7 +129,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.current_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
-            Reaction::Paced { rate_bps } => *rate_bps,
+            Reaction::E2e { rate } => *rate,
         }
     }
 
@@ -137,7 +138,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.target_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
-            Reaction::Paced { rate_bps } => *rate_bps,
+            Reaction::E2e { rate } => *rate,
         }
     }
 
@@ -145,7 +146,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn tag(&self) -> u32 {
         match self {
-            Reaction::Qcn { .. } | Reaction::Paced { .. } => NONE,
+            Reaction::Qcn { .. } | Reaction::E2e { .. } => NONE,
             Reaction::Bcn { rp, .. } => rp.tag(),
         }
     }
@@ -154,7 +155,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn hold_until(&self) -> SimTime {
         match self {
-            Reaction::Qcn { .. } | Reaction::Paced { .. } => 0,
+            Reaction::Qcn { .. } | Reaction::E2e { .. } => 0,
             Reaction::Bcn { rp, .. } => rp.hold_until(),
         }
     }
@@ -162,7 +163,7 @@ impl Reaction {
     pub(in crate::sim) fn start(&mut self, now: SimTime) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.start(p, now),
-            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::E2e { .. } => RpOutput::NONE,
         }
     }
 
@@ -175,7 +176,7 @@ impl Reaction {
     ) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.on_frame_sent(p, now, bytes, rl_empty),
-            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::E2e { .. } => RpOutput::NONE,
         }
     }
 
@@ -183,7 +184,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, p } => rp.on_timer(p, now),
             Reaction::Bcn { rp, p } => rp.on_timer(p, now),
-            Reaction::Paced { .. } => RpOutput::NONE,
+            Reaction::E2e { .. } => RpOutput::NONE,
         }
     }
 
@@ -194,7 +195,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.pause(now),
-            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::E2e { .. } => RpOutput::NONE,
         }
     }
 
@@ -203,7 +204,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.resume(now),
-            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::E2e { .. } => RpOutput::NONE,
         }
     }
 }
@@ -317,9 +318,6 @@ impl Cm {
                 rp: Rp::new(&p, Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0))),
                 p,
             })
-        } else if e2e::paces(sc) {
-            // an acknowledged algorithm that paces starts at the line rate
-            Some(Reaction::Paced { rate_bps: nic_rate })
         } else if bcn {
             let mut p = sc.bcn.rp.clone();
             p.line_rate_bps = nic_rate;
@@ -331,7 +329,7 @@ impl Cm {
                 p,
             })
         } else {
-            None
+            delay::reaction(sc, i, nic_rate)
         };
         let (rl_cap, rl_burst) = if bcn {
             (sc.bcn.rl_queue_bytes, sc.bcn.rl_burst_bytes)

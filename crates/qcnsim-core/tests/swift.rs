@@ -1,0 +1,240 @@
+//! Swift over the ACK/window transport (docs/models/swift.md, sim/cc/delay.rs): under an
+//! N-to-1 incast the fabric delay settles at the target Algorithm 1 computes, the window keeps
+//! its bounds (and below one packet the flow is paced), finite flows finish over a lossless
+//! fabric, and runs are deterministic.
+
+mod common;
+use common::*;
+use proptest::prelude::*;
+use std::fmt::Write;
+
+/// `n` Swift flows from their own hosts through one switch into one receiver; every link
+/// 10 Gb/s with 2 µs, 1500 B frames, flows of `size` (long-lived: far beyond the run).
+fn incast(n: usize, size: &str, extra: &str) -> String {
+    let mut s = "[meta]\nduration = \"20ms\"\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"2us\"\n\
+         switch_latency = \"0us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
+         [[switches]]\nname = \"sw\"\n[[hosts]]\nname = \"r\"\n[[links]]\nbetween = [\"sw\", \"r\"]\n"
+        .to_string();
+    for h in 0..n {
+        writeln!(
+            s,
+            "[[hosts]]\nname = \"h{h}\"\n[[links]]\nbetween = [\"h{h}\", \"sw\"]\n\
+             [[flows]]\nname = \"f{h}\"\nsrc = \"h{h}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
+             size = \"{size}\"\ntransport = \"gbn\"\nframe = \"1500B\""
+        )
+        .unwrap();
+    }
+    s + "[cc]\nmode = \"swift\"\n\
+         [metrics]\nqueue_ports = [\"sw->r\"]\nqueue_interval = \"1us\"\nrate_interval = \"10us\"\n"
+        + extra
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// One flow's share of the aggregate additive increase per round trip, as delay: N flows each
+/// add ai = 1 packet per RTT, so the queue can grow by N·MSS (N·1.2 µs at 10 Gb/s) between a
+/// sample above the target and the decrease it causes.
+fn ai_per_rtt_us(n: usize) -> f64 {
+    n as f64 * 1500.0 * 8.0 / 10e9 * 1e6
+}
+
+/// The unloaded RTT of the incast: 4 × 2 µs of propagation, a 1500 B frame and a 64 B ACK
+/// serialised twice at 10 Gb/s.
+const BASE_RTT_US: f64 = 8.0 + 2.0 * 1.2 + 2.0 * 0.0512;
+
+#[test]
+fn incast_fabric_delay_settles_at_the_target() {
+    // Swift (Kumar et al., SIGCOMM 2020): the fabric window keeps each flow's fabric delay at
+    // its target, base_target + hops·h + fs(fcwnd) (flow scaling: more flows, smaller windows,
+    // a larger target). Over the run's second half: each flow's mean delay, and the delay the
+    // sampled queue gives (unloaded RTT + q/C), are within one RTT's aggregate additive
+    // increase of the mean target.
+    let mut targets = Vec::new();
+    for n in [2usize, 8] {
+        let out = run(&incast(n, "100GB", ""), &[], None);
+        let f = table(&out, "flows");
+        let tol = ai_per_rtt_us(n);
+        let (d, t) = (
+            f64s(f, "swift_delay_mean_us"),
+            f64s(f, "swift_target_mean_us"),
+        );
+        for k in 0..n {
+            assert!(
+                (d[k] - t[k]).abs() <= tol,
+                "n {n} f{k}: delay {} target {}",
+                d[k],
+                t[k]
+            );
+            // the target: 20 us + 1 hop × 3.05 us + fs(fcwnd) in [0, 100 us]
+            assert!(t[k] >= 23.05 - 1e-9 && t[k] <= 123.05 + 1e-9, "{}", t[k]);
+        }
+        let q = i64s(table(&out, "queue_samples"), "qlen_bytes");
+        let tail = &q[q.len() / 2..];
+        let qm = tail.iter().sum::<i64>() as f64 / tail.len() as f64;
+        let qd = BASE_RTT_US + qm * 8.0 / 10e9 * 1e6;
+        let tm = mean(t);
+        assert!(
+            (qd - tm).abs() <= tol,
+            "n {n}: queue delay {qd} target {tm}"
+        );
+        // a standing queue: the delay is well above the unloaded RTT, and the link is full
+        assert!(
+            qd > 2.0 * BASE_RTT_US && tail.iter().all(|&b| b > 0),
+            "n {n}: {qd}"
+        );
+        targets.push(tm);
+    }
+    // flow scaling: eight flows have smaller windows than two, hence a larger target
+    assert!(targets[1] > targets[0] + 5.0, "{targets:?}");
+}
+
+#[test]
+fn below_one_packet_the_flow_is_paced() {
+    // 64 flows: the target would need more queue than 64 packets in flight allow at cwnd ≥ 1
+    let out = run(&incast(64, "100GB", ""), &["meta.duration=10ms"], None);
+    let f = table(&out, "flows");
+    assert!(f64s(f, "swift_cwnd_min").iter().all(|&w| w < 1.0));
+    // the window is one packet while paced; the rate limiter runs below the line rate then
+    assert!(i64s(f, "window_bytes").iter().all(|&w| w >= 1500));
+    let cr = f64s(table(&out, "rp_rates"), "cr_bps");
+    assert!(cr.iter().any(|&r| r < 1e9), "no paced sample");
+    assert!(cr.iter().all(|&r| r > 0.0 && r <= 10e9));
+    let rx: i64 = i64s(f, "rx_bytes").iter().sum();
+    assert!(rx as f64 * 8.0 / 10e-3 > 9e9, "{rx}");
+}
+
+#[test]
+fn the_window_never_leaves_its_bounds() {
+    let out = run(
+        &incast(32, "100GB", ""),
+        &[
+            "cc.swift.min_cwnd=0.5",
+            "cc.swift.max_cwnd=8",
+            "meta.duration=5ms",
+        ],
+        None,
+    );
+    let f = table(&out, "flows");
+    for (&lo, &hi) in f64s(f, "swift_cwnd_min")
+        .iter()
+        .zip(f64s(f, "swift_cwnd_max"))
+    {
+        assert!(lo >= 0.5 && hi <= 8.0 && lo < hi, "{lo} {hi}");
+    }
+    // the start (12 packets) is clamped to max_cwnd
+    assert!(f64s(f, "swift_cwnd_max").iter().all(|&w| w == 8.0));
+    assert!(i64s(f, "window_cuts").iter().all(|&c| c > 0));
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let text = incast(6, "2MB", "");
+    let ov = ["meta.drain_until=100ms", "meta.duration=1ms"];
+    let a = run(&text, &ov, Some(3));
+    let b = run(&text, &ov, Some(3));
+    assert_eq!(tables_text(&a), tables_text(&b));
+    let fct = table(&a, "fct");
+    assert!(bools(fct, "finished").iter().all(|&f| f));
+}
+
+#[test]
+fn scenario_errors_name_the_field() {
+    let udp = incast(2, "10GB", "").replace("transport = \"gbn\"\n", "");
+    let e = qcnsim_core::api::run(&udp, &[], None, &mut |_| true).unwrap_err();
+    let s = e.to_string();
+    assert!(
+        s.contains("cc.mode") && s.contains("swift") && s.contains("udp"),
+        "{s}"
+    );
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    flows: Vec<(u64, u32, u32)>,
+    rate: u32,
+    two_switches: bool,
+    endpoint: bool,
+    last_decrease: bool,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        prop::collection::vec((10_000u64..300_000, 64u32..1500, 0u32..50), 2..8),
+        1u32..26,
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(flows, rate, two_switches, endpoint, last_decrease)| Case {
+                flows,
+                rate,
+                two_switches,
+                endpoint,
+                last_decrease,
+            },
+        )
+}
+
+fn build(c: &Case) -> String {
+    let mut s = format!(
+        "[meta]\nduration = \"100us\"\ndrain_until = \"1s\"\n[defaults]\nlink_rate = \"{}Gbps\"\n\
+         link_delay = \"2us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
+         [[switches]]\nname = \"s0\"\n[[hosts]]\nname = \"r\"\n",
+        c.rate
+    );
+    if c.two_switches {
+        s += "[[switches]]\nname = \"s1\"\n[[links]]\nbetween = [\"s1\", \"s0\"]\n";
+    }
+    s += "[[links]]\nbetween = [\"s0\", \"r\"]\n";
+    let edge = if c.two_switches { "s1" } else { "s0" };
+    for (i, &(size, frame, start)) in c.flows.iter().enumerate() {
+        writeln!(
+            s,
+            "[[hosts]]\nname = \"h{i}\"\n[[links]]\nbetween = [\"h{i}\", \"{edge}\"]\n\
+             [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
+             size = \"{size}B\"\nframe = \"{frame}B\"\nstart = \"{start}us\"\ntransport = \"gbn\"\npriority = 3"
+        )
+        .unwrap();
+    }
+    writeln!(
+        s,
+        "[flow_control]\nmode = \"pfc\"\nwatermark = \"ingress\"\nxoff = \"40KB\"\nxon = \"30KB\"\n\
+         [cc]\nmode = \"swift\"\n[cc.swift]\nendpoint_target = \"{}\"\nlast_decrease = \"{}\"\n\
+         [metrics]\nevents = []",
+        if c.endpoint { "20us" } else { "off" },
+        if c.last_decrease { "decrease" } else { "not_increase" }
+    )
+    .unwrap();
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(16), max_shrink_iters: 100, .. ProptestConfig::default() })]
+
+    /// Over a lossless fabric (PFC) every Swift flow finishes with every byte delivered and
+    /// none dropped, its window within [min_cwnd, max_cwnd]; nothing is left in flight.
+    #[test]
+    fn swift_flows_finish_over_a_lossless_fabric(c in case()) {
+        let text = build(&c);
+        let (out, live, _late) = run_with_live(&text);
+        let fct = table(&out, "fct");
+        let flows = table(&out, "flows");
+        let fin = bools(fct, "finished");
+        for k in 0..c.flows.len() {
+            prop_assert!(fin[k], "flow f{} unfinished\n{}", k, text);
+        }
+        // (a last frame shorter than 64 B is padded to 64 B)
+        for (&d, &z) in i64s(fct, "delivered_bytes").iter().zip(i64s(fct, "size_bytes")) {
+            prop_assert!(d >= z && d < z + 64, "delivered {} of {}", d, z);
+        }
+        prop_assert_eq!(i64s(flows, "dropped_frames").iter().sum::<i64>(), 0);
+        for (&a, &b) in f64s(flows, "swift_cwnd_min").iter().zip(f64s(flows, "swift_cwnd_max")) {
+            prop_assert!(a >= 0.001 && b <= 1000.0, "windows {} {}", a, b);
+        }
+        prop_assert!(i64s(flows, "in_flight_frames").iter().all(|&x| x == 0), "{}", text);
+        prop_assert_eq!(live, 0);
+    }
+}
