@@ -2,7 +2,9 @@
 //! the simulator is built from (the node, link, flow and congestion-management specs).
 
 use super::flow_control::FlowControlSpec;
-use super::{buffer, dcqcn, dctcp, fluid, multicast, params, routes, swift, timely, transport};
+use super::{
+    buffer, dcqcn, dctcp, fluid, hpcc, multicast, params, routes, swift, timely, transport,
+};
 use crate::proto::bcn::{BcnCpParams, BcnRpParams};
 use crate::proto::multicast::McFeedback;
 use crate::proto::nic_fb::{Feedback, NicFbParams};
@@ -173,6 +175,10 @@ pub enum CcMode {
     /// DCTCP (docs/models/dctcp.md): ECN marking above K at the switches, the receiver's ECN
     /// echo in go-back-N's acknowledgements, a window at the sender (sim/cc/e2e.rs).
     Dctcp,
+    /// HPCC (docs/models/hpcc.md): INT stamped at every switch egress port, echoed by the
+    /// receiver's per-packet ACKs, a window and a pacing rate at the sender (sim/cc/e2e.rs,
+    /// sim/cc/hpcc.rs).
+    Hpcc,
 }
 
 impl CcMode {
@@ -184,13 +190,14 @@ impl CcMode {
             CcMode::Bcn => "bcn",
             CcMode::Dcqcn => "dcqcn",
             CcMode::Dctcp => "dctcp",
+            CcMode::Hpcc => "hpcc",
         }
     }
 
     /// An end-to-end congestion control clocked by acknowledgements (a window beside the rate
     /// limiter, read from per-packet ACKs: sim/cc/e2e.rs). HPCC, TIMELY and Swift join here.
     pub fn acked(self) -> bool {
-        matches!(self, CcMode::Dctcp)
+        matches!(self, CcMode::Dctcp | CcMode::Hpcc)
     }
 }
 
@@ -367,6 +374,8 @@ pub struct Scenario {
     pub swift: swift::SwiftSpec,
     /// `[cc.dctcp]` (docs/models/dctcp.md).
     pub dctcp: dctcp::DctcpSpec,
+    /// `[cc.hpcc]` (docs/models/hpcc.md).
+    pub hpcc: hpcc::HpccSpec,
     /// `[transport]`: the go-back-N parameters (docs/models/transport.md).
     pub transport: transport::TransportSpec,
     /// Link-level flow control (PAUSE / PFC).

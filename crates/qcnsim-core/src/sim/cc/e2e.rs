@@ -10,7 +10,8 @@
 //!   grown with the arena, nothing allocated per frame).
 //! - **Telemetry (INT).** A port that stamps telemetry (`CpState::Int` at `Port::ecn`, the
 //!   dequeue action) appends one [`IntHop`] to the frame's record in a per-frame store (reset
-//!   when the frame leaves its source NIC). No mode stamps yet: HPCC will.
+//!   when the frame leaves its source NIC). With `cc.mode = "hpcc"` every switch egress port
+//!   stamps (sim/cc/hpcc.rs says exactly what).
 //! - **The receiver's ACKs.** When a data frame's arrival is resolved (`deliver`, at its arrival
 //!   time `t`), go-back-N's verdict and the frame's CE bit go to the receiver's echo state
 //!   (proto/dctcp.rs `Receiver`: an ACK every `transport.ack_interval` frames and at the last
@@ -29,18 +30,29 @@
 use crate::proto::ack::{Ack, Control, IntHop, MAX_INT_HOPS};
 use crate::proto::dctcp::{self, DctcpParams, Echo};
 use crate::proto::gbn::{Reply, RxVerdict};
+use crate::proto::hpcc::{Hpcc, HpccParams};
 use crate::sim::cc::{Cm, Ctrl};
 use crate::sim::prelude::*;
 
 /// A flow's sender algorithm: one variant per algorithm (HPCC, TIMELY and Swift add theirs).
 pub(in crate::sim) enum Algo {
-    Dctcp { s: dctcp::Sender, p: DctcpParams },
+    Dctcp {
+        s: dctcp::Sender,
+        p: DctcpParams,
+    },
+    /// HPCC (sim/cc/hpcc.rs): `snd_nxt` is kept by the transport ([`Cm::e2e_on_wire`],
+    /// [`Cm::e2e_go_back`]).
+    Hpcc {
+        s: Hpcc,
+        p: HpccParams,
+    },
 }
 
 impl Algo {
     fn on_ack(&mut self, ack: &Ack, snd_nxt: u32) -> Control {
         match self {
             Algo::Dctcp { s, p } => s.on_ack(p, ack, snd_nxt),
+            Algo::Hpcc { s, p } => s.on_ack(p, ack),
         }
     }
 
@@ -48,18 +60,23 @@ impl Algo {
     fn on_loss(&mut self, snd_nxt: u32) -> Control {
         match self {
             Algo::Dctcp { s, p } => s.on_loss(p, snd_nxt),
+            // a NACK carries no telemetry: Algorithm 1 has nothing to read in it
+            Algo::Hpcc { s, p } => s.control(p),
         }
     }
 
     fn on_timeout(&mut self, snd_nxt: u32) -> Control {
         match self {
             Algo::Dctcp { s, p } => s.on_timeout(p, snd_nxt),
+            // Algorithm 1 has no timeout rule (ns-3 changes no rate at a go-back)
+            Algo::Hpcc { s, p } => s.control(p),
         }
     }
 
     fn window(&self) -> u64 {
         match self {
             Algo::Dctcp { s, .. } => s.window_bytes(),
+            Algo::Hpcc { s, p } => s.control(p).window_bytes,
         }
     }
 }
@@ -80,6 +97,10 @@ pub(in crate::sim) struct Snd {
     pub(in crate::sim) window: u64,
     pub(in crate::sim) acks_rx: u64,
     pub(in crate::sim) ece_acks: u64,
+    /// INT bytes this flow's ACKs carry (HPCC; 0 otherwise).
+    ack_int_bytes: u32,
+    /// Window decreases (HPCC: ACKs after which `W` was smaller).
+    w_down: u64,
 }
 
 impl Snd {
@@ -145,14 +166,25 @@ impl E2eState {
         let mut snd = Vec::new();
         if on {
             ix = vec![NONE; sc.flows.len()];
+            let hpcc_t = if sc.cc == CcMode::Hpcc {
+                super::hpcc::base_rtts(sc)
+            } else {
+                Vec::new()
+            };
             for (i, f) in sc.flows.iter().enumerate() {
                 ix[i] = snd.len() as u32;
-                let p = sc.dctcp.params(f.frame_bytes);
                 let n = f.size_bytes.unwrap_or(0).div_ceil(f.frame_bytes as u64) as u32;
-                let s = dctcp::Sender::new(&p, f.frame_bytes);
+                let algo = if sc.cc == CcMode::Hpcc {
+                    let nic = sc.links[f.path[0] / 2].rate_bps;
+                    super::hpcc::sender(sc, nic, hpcc_t[i])
+                } else {
+                    let p = sc.dctcp.params(f.frame_bytes);
+                    let s = dctcp::Sender::new(&p, f.frame_bytes);
+                    Algo::Dctcp { s, p }
+                };
                 snd.push(Snd {
-                    window: s.window_bytes(),
-                    algo: Algo::Dctcp { s, p },
+                    window: algo.window(),
+                    algo,
                     una: 0,
                     nxt: 0,
                     n,
@@ -160,6 +192,8 @@ impl E2eState {
                     size: f.size_bytes,
                     acks_rx: 0,
                     ece_acks: 0,
+                    ack_int_bytes: super::hpcc::int_wire_bytes(sc, i),
+                    w_down: 0,
                 });
             }
         }
@@ -184,6 +218,18 @@ impl E2eState {
     /// Flow `fi` is acknowledged by this room.
     pub(in crate::sim) fn has(&self, fi: usize) -> bool {
         self.ix.get(fi).is_some_and(|&i| i != NONE)
+    }
+
+    /// Flow `fi`'s algorithm (None: not acknowledged).
+    pub(in crate::sim) fn algo(&self, fi: usize) -> Option<&Algo> {
+        let i = *self.ix.get(fi)?;
+        self.snd.get(i as usize).map(|s| &s.algo)
+    }
+
+    /// The telemetry records kept at arena slot `slot` (tests).
+    #[cfg(test)]
+    pub(in crate::sim) fn int_at(&self, slot: usize) -> &[IntHop] {
+        self.int.get(slot).map_or(&[], |r| &r.hops[..r.n as usize])
     }
 
     fn grow<T: Default + Clone>(v: &mut Vec<T>, slot: usize, arena: usize) {
@@ -218,6 +264,19 @@ impl Cm {
         let seq = core.pkts[slot].fb as u32;
         let s = &mut e.snd[e.ix[flow as usize] as usize];
         s.nxt = s.nxt.max(seq + 1);
+        if let Algo::Hpcc { s, .. } = &mut s.algo {
+            // go-back-N sends in sequence order: the next new frame follows this one
+            s.set_snd_nxt(seq + 1);
+        }
+    }
+
+    /// Acknowledged flow `fi` goes back to frame `seq` (go-back-N): HPCC's `snd_nxt` follows.
+    #[inline(never)]
+    pub(in crate::sim) fn e2e_go_back(&mut self, fi: usize, seq: u32) {
+        let e = &mut self.e2e;
+        if let Algo::Hpcc { s, .. } = &mut e.snd[e.ix[fi] as usize].algo {
+            s.set_snd_nxt(seq);
+        }
     }
 
     /// Telemetry: data frame `pkt` leaves switch port `pi` (the port's dequeue action): one
@@ -377,9 +436,14 @@ impl Cm {
         t: SimTime,
     ) {
         let dst = core.flows[flow as usize].dst;
+        let int_bytes = if kind == KIND_ACK {
+            self.e2e.snd[self.e2e.ix[flow as usize] as usize].ack_int_bytes
+        } else {
+            0
+        };
         let pkt = core.alloc(Pkt {
             born: t,
-            size: self.e2e.ack_bytes,
+            size: self.e2e.ack_bytes + int_bytes,
             flow,
             hop: 0,
             kind,
@@ -463,7 +527,11 @@ impl Cm {
     /// fits is woken (its rate limiter releases the frame now, or when its pacing allows).
     fn apply(&mut self, core: &mut Core, fi: usize, c: Control) {
         let s = &mut self.e2e.snd[self.e2e.ix[fi] as usize];
+        s.w_down += (c.window_bytes < s.window) as u64;
         s.window = c.window_bytes;
+        if matches!(s.algo, Algo::Hpcc { .. }) {
+            self.pace(core, fi, c.rate_bps);
+        }
         let Some(head) = core.flows[fi].rl_q.front().map(|m| m.seq) else {
             return;
         };
@@ -493,10 +561,10 @@ impl Cm {
         let alpha: Vec<f64> = (0..core.flows.len())
             .map(|fi| match e.snd.get(e.ix[fi] as usize).map(|s| &s.algo) {
                 Some(Algo::Dctcp { s, .. }) => s.alpha,
-                None => f64::NAN,
+                _ => f64::NAN,
             })
             .collect();
-        vec![
+        let mut cols = vec![
             ("acks_received", ColumnData::I64(per(&|s| s.acks_rx as i64))),
             (
                 "ece_acks_received",
@@ -506,13 +574,18 @@ impl Cm {
                 "window_cuts",
                 ColumnData::I64(per(&|s| match &s.algo {
                     Algo::Dctcp { s, .. } => s.cuts as i64,
+                    Algo::Hpcc { .. } => s.w_down as i64,
                 })),
             ),
             (
                 "window_bytes",
-                ColumnData::I64(per(&|s| s.algo.window() as i64)),
+                ColumnData::I64(per(&|s| s.algo.window().min(i64::MAX as u64) as i64)),
             ),
-            ("dctcp_alpha", ColumnData::F64(alpha)),
-        ]
+        ];
+        if core.sc.cc == CcMode::Dctcp {
+            cols.push(("dctcp_alpha", ColumnData::F64(alpha)));
+        }
+        cols.extend(self.hpcc_flow_columns(core));
+        cols
     }
 }

@@ -30,6 +30,7 @@ use crate::sim::prelude::*;
 pub(in crate::sim) mod bcn;
 pub(in crate::sim) mod dcqcn;
 pub(in crate::sim) mod e2e;
+pub(in crate::sim) mod hpcc;
 pub(in crate::sim) mod nicfb;
 pub(in crate::sim) mod qcn;
 pub(in crate::sim) mod transient;
@@ -96,8 +97,20 @@ pub(in crate::sim) struct Ctrl {
 
 /// A flow's reaction point: the mechanism's state machine with its (per-flow) parameters.
 pub(in crate::sim) enum Reaction {
-    Qcn { rp: Rp, p: RpParams },
-    Bcn { rp: BcnRp, p: BcnRpParams },
+    Qcn {
+        rp: Rp,
+        p: RpParams,
+    },
+    Bcn {
+        rp: BcnRp,
+        p: BcnRpParams,
+    },
+    /// A rate set by an end-to-end algorithm (HPCC's `R = W / T`: sim/cc/hpcc.rs); limiting
+    /// below the line rate.
+    Paced {
+        rate: f64,
+        line: f64,
+    },
 }
 
 impl Reaction {
@@ -107,6 +120,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.is_active(),
             Reaction::Bcn { rp, .. } => rp.is_active(),
+            Reaction::Paced { rate, line } => rate < line,
         }
     }
 
@@ -116,6 +130,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.current_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
+            Reaction::Paced { rate, .. } => *rate,
         }
     }
 
@@ -124,6 +139,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.target_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
+            Reaction::Paced { rate, .. } => *rate,
         }
     }
 
@@ -131,7 +147,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn tag(&self) -> u32 {
         match self {
-            Reaction::Qcn { .. } => NONE,
+            Reaction::Qcn { .. } | Reaction::Paced { .. } => NONE,
             Reaction::Bcn { rp, .. } => rp.tag(),
         }
     }
@@ -140,7 +156,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn hold_until(&self) -> SimTime {
         match self {
-            Reaction::Qcn { .. } => 0,
+            Reaction::Qcn { .. } | Reaction::Paced { .. } => 0,
             Reaction::Bcn { rp, .. } => rp.hold_until(),
         }
     }
@@ -148,7 +164,7 @@ impl Reaction {
     pub(in crate::sim) fn start(&mut self, now: SimTime) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.start(p, now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -161,7 +177,7 @@ impl Reaction {
     ) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.on_frame_sent(p, now, bytes, rl_empty),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -169,6 +185,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, p } => rp.on_timer(p, now),
             Reaction::Bcn { rp, p } => rp.on_timer(p, now),
+            Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -179,7 +196,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.pause(now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -188,7 +205,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.resume(now),
-            Reaction::Bcn { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 }
@@ -212,8 +229,8 @@ impl Cm {
         let dcqcn = sc.cc == CcMode::Dcqcn;
         let dctcp = sc.cc == CcMode::Dctcp;
         // telemetry stamped at every switch port's dequeue, for an algorithm that reads it
-        // (none yet: HPCC will)
-        let int = false;
+        // (HPCC: sim/cc/hpcc.rs)
+        let int = sc.cc == CcMode::Hpcc;
         let mut cps = Vec::new();
         let mut port_cps = Vec::with_capacity(sc.n_ports());
         for p in 0..sc.n_ports() {
@@ -302,6 +319,8 @@ impl Cm {
                 rp: Rp::new(&p, Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0))),
                 p,
             })
+        } else if sc.cc == CcMode::Hpcc {
+            Some(hpcc::reaction(nic_rate))
         } else if bcn {
             let mut p = sc.bcn.rp.clone();
             p.line_rate_bps = nic_rate;
@@ -319,6 +338,8 @@ impl Cm {
             (sc.bcn.rl_queue_bytes, sc.bcn.rl_burst_bytes)
         } else if sc.cc == CcMode::Dctcp {
             (sc.dctcp.rl_queue_bytes, None)
+        } else if sc.cc == CcMode::Hpcc {
+            (sc.hpcc.rl_queue_bytes, None)
         } else if dcqcn {
             (sc.dcqcn.rl_queue_bytes, sc.dcqcn.rl_burst_bytes)
         } else {
