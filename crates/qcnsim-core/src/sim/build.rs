@@ -218,6 +218,7 @@ impl<'a> Core<'a> {
                 class: sc.fc.class_of(f.priority) as u8,
                 gated: false,
                 e2e: sc.cc.acked() && f.group.is_none(),
+                paced: false,
                 waits: f.traffic == Traffic::Greedy || f.holds,
                 holds: f.holds,
                 rr: (f.holds && sc.nic_round_robin) || rr_generator,

@@ -529,8 +529,9 @@ impl Cm {
         let s = &mut self.e2e.snd[self.e2e.ix[fi] as usize];
         s.w_down += (c.window_bytes < s.window) as u64;
         s.window = c.window_bytes;
-        if matches!(s.algo, Algo::Hpcc { .. }) {
-            self.pace(core, fi, c.rate_bps);
+        if let Algo::Hpcc { p, .. } = &s.algo {
+            let line = p.line_rate_bps;
+            self.pace(core, fi, c.rate_bps, line);
         }
         let Some(head) = core.flows[fi].rl_q.front().map(|m| m.seq) else {
             return;

@@ -18,13 +18,14 @@
 //!   (`Flow::int_bytes`, added when it leaves its rate limiter: the header is sized for the
 //!   whole path from the start); the transport's ACKs carry `int_bytes + int_bytes_per_hop * h`
 //!   more too (ns-3's ACKs carry the INT header). NACKs carry no telemetry and no INT bytes.
-//! - **Pacing.** The flow's rate limiter paces at `Control::rate_bps` (`Reaction::Paced`: the
-//!   token bucket at `R = W / T`, inactive at the line rate).
+//! - **Pacing.** The flow's rate limiter paces at `Control::rate_bps` (the flow has no reaction
+//!   point: `Flow::paced` makes its token bucket limit at `R = W / T` below the line rate, and
+//!   `rp_rates` samples `R`).
 
 use crate::proto::hpcc::{self, Hpcc, HpccParams};
 use crate::scenario::hpcc::BaseRtt;
 use crate::sim::cc::e2e::Algo;
-use crate::sim::cc::{Cm, Reaction};
+use crate::sim::cc::Cm;
 use crate::sim::prelude::*;
 
 /// The path's links as (one-way propagation delay, rate in bit/s), source NIC first.
@@ -119,28 +120,24 @@ pub(in crate::sim) fn sender(sc: &Scenario, nic_rate: f64, t_ps: SimTime) -> Alg
     }
 }
 
-/// The rate limiter of an HPCC flow (`Reaction::Paced`), starting at the line rate.
-pub(in crate::sim) fn reaction(nic_rate: f64) -> Reaction {
-    Reaction::Paced {
-        rate: nic_rate,
-        line: nic_rate,
-    }
-}
-
 impl Cm {
-    /// Flow `fi`'s rate limiter paces at `rate_bps` from now (its token bucket banks what it
-    /// earned at the old rate; a departure already scheduled is moved).
-    pub(in crate::sim) fn pace(&mut self, core: &mut Core, fi: usize, rate_bps: f64) {
+    /// Flow `fi`'s rate limiter paces at `rate_bps` from now, limiting below the NIC's
+    /// `line_bps` (its token bucket banks what it earned at the old rate; a departure already
+    /// scheduled is moved).
+    pub(in crate::sim) fn pace(
+        &mut self,
+        core: &mut Core,
+        fi: usize,
+        rate_bps: f64,
+        line_bps: f64,
+    ) {
         let now = core.now;
         let f = &mut core.flows[fi];
-        let Some(Reaction::Paced { rate, .. }) = f.rp.as_mut() else {
-            return;
-        };
-        if *rate == rate_bps {
+        if f.bucket.rate() == rate_bps {
             return;
         }
-        *rate = rate_bps;
         f.bucket.set_rate(now, rate_bps);
+        f.paced = rate_bps < line_bps;
         if f.rl_timer.is_armed() && !f.rl_q.is_empty() && Core::rl_limited(f) {
             core.schedule_rl(fi);
         }

@@ -97,20 +97,8 @@ pub(in crate::sim) struct Ctrl {
 
 /// A flow's reaction point: the mechanism's state machine with its (per-flow) parameters.
 pub(in crate::sim) enum Reaction {
-    Qcn {
-        rp: Rp,
-        p: RpParams,
-    },
-    Bcn {
-        rp: BcnRp,
-        p: BcnRpParams,
-    },
-    /// A rate set by an end-to-end algorithm (HPCC's `R = W / T`: sim/cc/hpcc.rs); limiting
-    /// below the line rate.
-    Paced {
-        rate: f64,
-        line: f64,
-    },
+    Qcn { rp: Rp, p: RpParams },
+    Bcn { rp: BcnRp, p: BcnRpParams },
 }
 
 impl Reaction {
@@ -120,7 +108,6 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.is_active(),
             Reaction::Bcn { rp, .. } => rp.is_active(),
-            Reaction::Paced { rate, line } => rate < line,
         }
     }
 
@@ -130,7 +117,6 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.current_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
-            Reaction::Paced { rate, .. } => *rate,
         }
     }
 
@@ -139,7 +125,6 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, .. } => rp.target_rate(),
             Reaction::Bcn { rp, .. } => rp.rate(),
-            Reaction::Paced { rate, .. } => *rate,
         }
     }
 
@@ -147,7 +132,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn tag(&self) -> u32 {
         match self {
-            Reaction::Qcn { .. } | Reaction::Paced { .. } => NONE,
+            Reaction::Qcn { .. } => NONE,
             Reaction::Bcn { rp, .. } => rp.tag(),
         }
     }
@@ -156,7 +141,7 @@ impl Reaction {
     #[inline]
     pub(in crate::sim) fn hold_until(&self) -> SimTime {
         match self {
-            Reaction::Qcn { .. } | Reaction::Paced { .. } => 0,
+            Reaction::Qcn { .. } => 0,
             Reaction::Bcn { rp, .. } => rp.hold_until(),
         }
     }
@@ -164,7 +149,7 @@ impl Reaction {
     pub(in crate::sim) fn start(&mut self, now: SimTime) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.start(p, now),
-            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } => RpOutput::NONE,
         }
     }
 
@@ -177,7 +162,7 @@ impl Reaction {
     ) -> RpOutput {
         match self {
             Reaction::Qcn { rp, p } => rp.on_frame_sent(p, now, bytes, rl_empty),
-            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } => RpOutput::NONE,
         }
     }
 
@@ -185,7 +170,6 @@ impl Reaction {
         match self {
             Reaction::Qcn { rp, p } => rp.on_timer(p, now),
             Reaction::Bcn { rp, p } => rp.on_timer(p, now),
-            Reaction::Paced { .. } => RpOutput::NONE,
         }
     }
 
@@ -196,7 +180,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.pause(now),
-            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } => RpOutput::NONE,
         }
     }
 
@@ -205,7 +189,7 @@ impl Reaction {
         match self {
             Reaction::Qcn { p, .. } if p.dcqcn.is_some() => RpOutput::NONE,
             Reaction::Qcn { rp, .. } => rp.resume(now),
-            Reaction::Bcn { .. } | Reaction::Paced { .. } => RpOutput::NONE,
+            Reaction::Bcn { .. } => RpOutput::NONE,
         }
     }
 }
@@ -319,8 +303,6 @@ impl Cm {
                 rp: Rp::new(&p, Rng::stream(seed, StreamId::new(kinds::RP, i as u32, 0))),
                 p,
             })
-        } else if sc.cc == CcMode::Hpcc {
-            Some(hpcc::reaction(nic_rate))
         } else if bcn {
             let mut p = sc.bcn.rp.clone();
             p.line_rate_bps = nic_rate;

@@ -323,6 +323,9 @@ pub(in crate::sim) struct Flow {
     /// An acknowledged flow (`CcMode::acked`): a window beside its rate limiter decides when a
     /// frame may leave (`hook_window`; sim/cc/e2e.rs).
     pub(in crate::sim) e2e: bool,
+    /// An end-to-end algorithm without a reaction point paces the flow below its line rate
+    /// (HPCC's `R = W / T`: sim/cc/hpcc.rs): its rate limiter limits at the bucket's rate.
+    pub(in crate::sim) paced: bool,
     /// Flow-control class (PFC priority queue; 0 otherwise).
     pub(in crate::sim) class: u8,
     /// How data frames are routed at switches: the fixed `path` ([`ROUTE_PATH`]),

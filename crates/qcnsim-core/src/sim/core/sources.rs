@@ -378,7 +378,11 @@ impl<'a> Sim<'a> {
 /// (they touch the flow's bucket, its timers and the event queue only).
 impl Core<'_> {
     pub(in crate::sim) fn rl_limited(f: &Flow) -> bool {
-        f.rp.as_ref().is_some_and(|rp| rp.is_active())
+        match &f.rp {
+            Some(rp) => rp.is_active(),
+            // an end-to-end algorithm's pacing (HPCC)
+            None => f.paced,
+        }
     }
 
     /// No frame leaves the rate limiter before this time (a BCN(0,0) back-off; 0 = none).

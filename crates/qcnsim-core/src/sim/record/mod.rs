@@ -154,6 +154,13 @@ impl Core<'_> {
                     .push(if held { 0.0 } else { rp.current_rate() });
                 self.rec.r_tr.push(rp.target_rate());
                 self.rec.r_active.push(rp.is_active());
+            } else if f.e2e && self.sc.cc == CcMode::Hpcc {
+                // HPCC's pacing rate R = W / T (no reaction point; sim/cc/hpcc.rs)
+                self.rec.r_t.push(t as i64);
+                self.rec.r_flow.push(i as u32);
+                self.rec.r_cr.push(f.bucket.rate());
+                self.rec.r_tr.push(f.bucket.rate());
+                self.rec.r_active.push(f.paced);
             }
         }
     }
