@@ -246,3 +246,23 @@ fn a_path_longer_than_the_int_records_is_refused() {
     let out = run(&ok, &[], None);
     assert!(i64s(table(&out, "flows"), "fct_ps")[0] > 0);
 }
+
+/// Without PFC and with a 100 KB buffer the incast's first windows overflow the bottleneck:
+/// go-back-N recovers the lost frames (HPCC's state does not react to NACKs or timeouts) and
+/// every flow finishes.
+#[test]
+fn a_lossy_incast_is_recovered_by_go_back_n() {
+    let out = variant(
+        "hpcc-incast",
+        "hpcc",
+        &["flow_control.mode=none", "defaults.buffer=100KB"],
+    );
+    let ports = table(&out, "ports");
+    let drops: i64 = i64s(ports, "drop_frames").iter().sum();
+    assert!(drops > 0, "no loss: the test does not test recovery");
+    let f = table(&out, "flows");
+    assert!(i64s(f, "fct_ps").iter().all(|&t| t > 0));
+    let fct = table(&out, "fct");
+    let retx: i64 = i64s(fct, "retransmitted_bytes").iter().sum();
+    assert!(retx > 0);
+}
