@@ -105,7 +105,7 @@ fn the_window_never_exceeds_w_init() {
         let out = variant(n, v, &[]);
         let r = f64s(table(&out, "rp_rates"), "cr_bps");
         assert!(!r.is_empty());
-        assert!(r.iter().all(|&r| r <= B && r >= 1e9), "{n}");
+        assert!(r.iter().all(|r| (1e9..=B).contains(r)), "{n}");
         let flows = table(&out, "flows");
         let w_min = 1e9 / 8.0 * 4.16e-6;
         for &w in i64s(flows, "window_bytes") {

@@ -43,7 +43,7 @@ pub(in crate::sim) enum Algo {
     /// HPCC (sim/cc/hpcc.rs): `snd_nxt` is kept by the transport ([`Cm::e2e_on_wire`],
     /// [`Cm::e2e_go_back`]).
     Hpcc {
-        s: Hpcc,
+        s: Box<Hpcc>,
         p: HpccParams,
     },
 }

@@ -115,7 +115,7 @@ pub(in crate::sim) fn int_wire_bytes(sc: &Scenario, i: usize) -> u32 {
 pub(in crate::sim) fn sender(sc: &Scenario, nic_rate: f64, t_ps: SimTime) -> Algo {
     let p: HpccParams = sc.hpcc.params(nic_rate, t_ps);
     Algo::Hpcc {
-        s: Hpcc::new(&p),
+        s: Box::new(Hpcc::new(&p)),
         p,
     }
 }
