@@ -200,6 +200,15 @@ const CASES: &[(&str, &[&str], &[&str])] = &[
         ],
         &[],
     ),
+    // HPCC: INT stamped at every switch egress port (the dequeue action), per-packet ACKs,
+    // the window and the pacing rate (sim/cc/hpcc.rs)
+    (
+        "hpcc-micro",
+        &["meta.duration=1600us", "analysis.stats_from=1ms"],
+        &["cm"],
+    ),
+    // HPCC's incast with PFC (the slow path)
+    ("hpcc-incast", &["meta.variant=hpcc"], &[]),
 ];
 
 #[test]

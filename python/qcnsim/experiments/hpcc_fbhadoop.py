@@ -1,4 +1,4 @@
-"""hpcc-fbhadoop: the HPCC paper's FB_Hadoop FCT setting, for DCQCN (docs/models/workload.md).
+"""hpcc-fbhadoop: the HPCC paper's FB_Hadoop FCT setting, for DCQCN and HPCC (docs/models/workload.md).
 
 The HPCC paper (Li et al., SIGCOMM 2019, Figure 11) plots the 95th-percentile FCT slowdown of
 FB_Hadoop flows per size bin: the flows sorted by size and cut into 20 bins of 5 % of them. The
@@ -48,9 +48,11 @@ HEADLINE = ("fb30-incast and fb50 are the paper's two Figure 11 settings (full f
 #: source's value and qcnsim's. Written to ``unmatched.md`` and listed in the docs page.
 UNMATCHED = [
     ("congestion control", "Figure 11 also shows DCQCN with a window, TIMELY, TIMELY with a window, DCTCP and HPCC",
-     "DCQCN only (the others need congestion controls qcnsim does not have yet)"),
+     "DCQCN, and HPCC in the hpcc-* variants (the others need congestion controls qcnsim does not run yet)"),
     ("transport", "RoCE go-back-N with an ACK per packet (L2_ACK_INTERVAL 1, L2_BACK_TO_ZERO 0), ACKs at high "
-     "priority", "open loop (udp): no ACK traffic; the fabric is lossless (PFC), so nothing needs resending"),
+     "priority", "DCQCN: open loop (udp), no ACK traffic; the fabric is lossless (PFC), so nothing needs resending. "
+     "HPCC: go-back-N with an ACK per packet carrying INT, ACKs in the control queues (HPCC's runs: ACK_HIGH_PRIO 0, "
+     "at the data priority)"),
     ("frame size", "1000 B payload + 48 B of headers per packet (PACKET_PAYLOAD_SIZE 1000; trace '1048(1000)')",
      "1000 B frames carrying 1000 B of the flow: header bytes not on the wire"),
     ("ECN thresholds", "per link speed: Kmin/Kmax 400/1600 KB at 100 G, 1600/6400 KB at 400 G, Pmax 0.2",
@@ -147,7 +149,8 @@ def p95_figure(table: pl.DataFrame, out: Path) -> Optional[Path]:
     fig, ax = plt.subplots(figsize=(8, 4))
     for name in table["variant"].unique(maintain_order=True):
         t = table.filter(pl.col("variant") == name).sort("bin")
-        label = f"DCQCN {name}" + (" (scaled down: not comparable)" if name.startswith("scaled-") else "")
+        scheme = "HPCC" if "hpcc" in name else "DCQCN"
+        label = f"{scheme} {name}" + (" (scaled down: not comparable)" if name.startswith("scaled-") else "")
         ax.plot(t["size_hi"].to_numpy(), t["p95"].to_numpy(), marker="o", ms=3, lw=1, label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -190,6 +193,6 @@ def post(ctx):
 #: Figure captions for the reproduction report.
 CAPTIONS = {
     "hpcc_p95.png": "95th-percentile FCT slowdown of the FB_Hadoop flows per 5 % size bin (the statistic of the "
-                    "HPCC authors' analysis script for Figure 11) against the bin's largest size, DCQCN, per variant. The paper's curves are not shown: their "
+                    "HPCC authors' analysis script for Figure 11) against the bin's largest size, per variant (DCQCN, or HPCC in the hpcc-* variants). The paper's curves are not shown: their "
                     "values could not be read as numbers.",
 }

@@ -352,6 +352,7 @@ pub fn frames_in_flight(sc: &Scenario) -> f64 {
         CcMode::Bcn => sc.bcn.rl_queue_bytes,
         CcMode::Dcqcn => sc.dcqcn.rl_queue_bytes,
         CcMode::Dctcp => sc.dctcp.rl_queue_bytes,
+        CcMode::Hpcc => sc.hpcc.rl_queue_bytes,
         _ => sc.qcn.rl_queue_bytes,
     } as f64;
     let mut rl = 0.0;

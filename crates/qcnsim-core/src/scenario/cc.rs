@@ -1,10 +1,11 @@
 //! `[cc]`: the congestion-management mode and its common options; the sections of the schemes
-//! (`[cc.qcn]`, `[cc.bcn]`, `[cc.dcqcn]`, `[cc.dctcp]`) are read by qcn.rs, bcn.rs, dcqcn.rs and
-//! dctcp.rs, and checked against the flows here once all are read. `[cc.timely]` and
-//! `[cc.swift]` (timely.rs, swift.rs) likewise, for `cc.mode = "timely"` and `"swift"`.
+//! (`[cc.qcn]`, `[cc.bcn]`, `[cc.dcqcn]`, `[cc.dctcp]`, `[cc.hpcc]`) are read by qcn.rs, bcn.rs,
+//! dcqcn.rs, dctcp.rs and hpcc.rs, and checked against the flows here once all are read.
+//! `[cc.timely]` and `[cc.swift]` (timely.rs, swift.rs) likewise, for `cc.mode = "timely"` and
+//! `"swift"`.
 
 use super::reader::{Res, TableReader};
-use super::{bcn, dcqcn, dctcp, qcn, swift, timely, CcMode, Scenario};
+use super::{bcn, dcqcn, dctcp, hpcc, qcn, swift, timely, CcMode, Scenario};
 use serde_json::{Map, Value as Json};
 
 /// `[cc]` with its `qcn`, `bcn` and `dcqcn` sections (all read, whatever the mode), then the
@@ -19,7 +20,9 @@ pub(super) fn read(
         .choice(
             "mode",
             "none",
-            &["none", "qcn", "bcn", "dcqcn", "dctcp", "timely", "swift"],
+            &[
+                "none", "qcn", "bcn", "dcqcn", "dctcp", "hpcc", "timely", "swift",
+            ],
         )?
         .as_str()
     {
@@ -27,6 +30,7 @@ pub(super) fn read(
         "bcn" => CcMode::Bcn,
         "dcqcn" => CcMode::Dcqcn,
         "dctcp" => CcMode::Dctcp,
+        "hpcc" => CcMode::Hpcc,
         "timely" => CcMode::Timely,
         "swift" => CcMode::Swift,
         _ => CcMode::None,
@@ -78,6 +82,14 @@ pub(super) fn read(
     if sc.cc == CcMode::Dctcp || dctcp_given {
         cc.put("dctcp", Json::Object(dj));
     }
+    // likewise [cc.hpcc]
+    let hpcc_given = cc.has("hpcc");
+    let mut hr = cc.sub("hpcc")?;
+    sc.hpcc = hpcc::parse_hpcc(&mut hr)?;
+    let hj = hr.finish()?;
+    if sc.cc == CcMode::Hpcc || hpcc_given {
+        cc.put("hpcc", Json::Object(hj));
+    }
     resolved.insert("cc".into(), Json::Object(cc.finish()?));
     if sc.cc == CcMode::Qcn {
         qcn::check_rp(sc)?;
@@ -90,6 +102,9 @@ pub(super) fn read(
     }
     if sc.cc == CcMode::Dctcp {
         dctcp::check_dctcp(sc)?;
+    }
+    if sc.cc == CcMode::Hpcc {
+        hpcc::check_hpcc(sc)?;
     }
     if sc.cc == CcMode::Timely {
         timely::check_timely(sc)?;

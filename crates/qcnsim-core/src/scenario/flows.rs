@@ -269,6 +269,7 @@ pub(super) fn check_waiting(sc: &Scenario) -> Res<()> {
         CcMode::Bcn => ("cc.bcn.rp.rl_queue", sc.bcn.rl_queue_bytes),
         CcMode::Dcqcn => ("cc.dcqcn.rp.rl_queue", sc.dcqcn.rl_queue_bytes),
         CcMode::Dctcp => ("cc.dctcp.rl_queue", sc.dctcp.rl_queue_bytes),
+        CcMode::Hpcc => ("cc.hpcc.rl_queue", sc.hpcc.rl_queue_bytes),
         _ => ("cc.qcn.rp.rl_queue", sc.qcn.rl_queue_bytes),
     };
     for f in &sc.flows {

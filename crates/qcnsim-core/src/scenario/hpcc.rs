@@ -1,52 +1,33 @@
 //! `[cc.hpcc]`: the parameters of HPCC's sender (proto/hpcc.rs, docs/models/hpcc.md).
 //!
-//! **Parsed, wired with the transport**: [`parse_hpcc`] reads and checks the section, but no
-//! scenario reaches it yet. `cc.mode` has no `"hpcc"` and cc.rs does not read `[cc.hpcc]` (a
-//! scenario that writes the section gets "unknown key"), because HPCC needs the per-packet
-//! ACK/window transport with INT stamping that is built separately (issue 28). Wiring it means:
-//! cc.rs reads `[cc.hpcc]` with [`parse_hpcc`] (as it reads `[cc.dcqcn]`), the keys of
-//! [`HPCC_PARAMS`] join `params::PARAMS` (and so docs/parameters.md), the simulator resolves
-//! [`HpccSpec::base_rtt`] per flow and calls [`HpccSpec::check`] with each sender's line rate.
+//! Read by cc.rs (as `[cc.dcqcn]` is) and run with `cc.mode = "hpcc"` on the ACK/window
+//! transport (sim/cc/e2e.rs, sim/cc/hpcc.rs). [`check_hpcc`] checks the flows once all is read:
+//! unicast go-back-N flows, `min_rate` within each sender's line rate, and a path of at most
+//! `MAX_INT_HOPS` switch hops (one INT record each). The simulator resolves
+//! [`HpccSpec::base_rtt`] per flow (sim/cc/hpcc.rs).
 //!
-//! The keys are defined once, below, as the parameter table defines the others (kind, unit,
+//! The keys are rows of the parameter table `params::PARAMS` (section `cc.hpcc`: kind, unit,
 //! range, default, source, help).
 
 use super::params::{self, Kind, ParamSpec};
 use super::reader::{self, Res, TableReader};
-use super::ScenarioError;
+use super::{transport::Transport, CcMode, Scenario, ScenarioError};
+use crate::proto::ack::MAX_INT_HOPS;
 use crate::proto::hpcc::{w_ai_rule, HpccParams, QlenSample};
 use crate::units::{self, SimTime};
 use serde_json::Value as Json;
 
 /// The section of the keys.
-pub const HPCC: &str = "cc.hpcc";
+pub use super::params::HPCC;
 
-/// The keys of `[cc.hpcc]` (to join `params::PARAMS` when HPCC is wired).
-#[rustfmt::skip]
-pub static HPCC_PARAMS: &[ParamSpec] = &[
-    ParamSpec { section: HPCC, key: "eta", kind: Kind::Float { min: 0.01, max: 1.0 }, default: "0.95", source: "Li et al., SIGCOMM 2019 (95 %, per the authors' project page); run.py --utgt 95", help: "eta, the target utilisation: the window is scaled by eta/U (the authors' later runs use 0.99, hpcc-group.github.io)." },
-    ParamSpec { section: HPCC, key: "max_stage", kind: Kind::Int { min: 0, max: 1000 }, default: "0", source: "run.py MI_THRESH (--mi 0); hpcc-group.github.io: maxStage = 0 is the paper's simulation setting, its text's 5 a typo for the simulation (5 was used in the testbed, issue #24)", help: "maxStage: updates of additive increase (W = Wc + W_AI) while U < eta before a multiplicative one (W = Wc eta/U + W_AI); 0: always multiplicative. The paper's text says 5." },
-    ParamSpec { section: HPCC, key: "w_ai", kind: Kind::Bytes { min: 0, max: 1 << 30 }, default: "auto", source: "the paper's rule of thumb W_AI = W_init (1 - eta) / N, as the HPCC++ draft restates it (Configuration Parameters)", help: "W_AI, the additive increase per update (bytes); \"auto\" = W_init (1 - eta) / n_flows, W_init = line rate x T of the sender." },
-    ParamSpec { section: HPCC, key: "n_flows", kind: Kind::Int { min: 1, max: 1_000_000 }, default: "125", source: "qcnsim: with eta = 0.95 it gives run.py's RATE_AI = 10 x bw/25 Mb/s (B (1 - 0.95) / 125), W_AI = RATE_AI x T", help: "N of the rule W_AI = W_init (1 - eta) / N: the expected largest number of concurrent flows on a link (used with w_ai = \"auto\")." },
-    ParamSpec { section: HPCC, key: "base_rtt", kind: Kind::Time { min: 1 }, default: "global", source: "run.py / config.txt GLOBAL_T 1 (third.cc maxRtt); Li et al. 2019: T, the base RTT", help: "T: \"global\" = the largest base RTT between two hosts of the scenario (ns-3 GLOBAL_T 1), \"path\" = each flow's own (GLOBAL_T 0), or a time. A base RTT is twice the path's propagation delay plus one full data frame's serialisation at each hop of the way there (third.cc)." },
-    ParamSpec { section: HPCC, key: "min_rate", kind: Kind::Rate, default: "1Gbps", source: "run.py MIN_RATE 1000Mb/s (mix/config.txt: 100Mb/s)", help: "The lowest pacing rate: W is kept at or above min_rate x T (at most a sender's line rate)." },
-    ParamSpec { section: HPCC, key: "u_init", kind: Kind::Float { min: 0.0, max: 100.0 }, default: "1.0", source: "ns-3 rdma-queue-pair.cc (hp.u = 1); the paper gives none", help: "U before the first telemetry sample." },
-    ParamSpec { section: HPCC, key: "qlen", kind: Kind::Choice(QlenSample::NAMES), default: "min", source: "Li et al. 2019, Algorithm 1 line 5 (min, as ns-3 UpdateRateHp); current: Eqn (2) with the new record only", help: "The queue length in u' = qlen/(B T) + txRate/B: the smaller of this and the previous record's (min) or this record's (current)." },
-    ParamSpec { section: HPCC, key: "fast_react", kind: Kind::Bool, default: "true", source: "Li et al. 2019, Algorithm 1 (per-ACK W); ns-3 FAST_REACT 1", help: "React to every ACK (W from the reference window Wc); false: only the ACK that ends an RTT counts, the others change nothing." },
-    ParamSpec { section: HPCC, key: "sample_feedback", kind: Kind::Bool, default: "false", source: "ns-3 SAMPLE_FEEDBACK (0 in run.py)", help: "Between updates, ignore the records of hops with an empty queue." },
-    ParamSpec { section: HPCC, key: "multi_rate", kind: Kind::Bool, default: "false", source: "ns-3 MULTI_RATE (0 in run.py; Algorithm 1 has one)", help: "One U, Wc and incStage per hop, W the smallest of the hops' windows; false: one for the path (Algorithm 1)." },
-    ParamSpec { section: HPCC, key: "rate_bound", kind: Kind::Bool, default: "true", source: "Li et al. 2019 (R = W/T); ns-3 RATE_BOUND 1", help: "Pace the sender at R = W/T; false: its rate limiter stays at line rate (the window alone limits it)." },
-    ParamSpec { section: HPCC, key: "has_win", kind: Kind::Bool, default: "true", source: "Li et al. 2019 (window-based); ns-3 HAS_WIN 1, VAR_WIN 1", help: "Limit the bytes in flight to W; false: no window (pacing alone)." },
-    ParamSpec { section: HPCC, key: "int_bytes", kind: Kind::Bytes { min: 0, max: 1024 }, default: "42B", source: "ns-3 int-header.h/.cc: 5 hop slots of 8 B + a 2 B hop count, in every data packet and ACK", help: "INT bytes every data frame carries whatever its hop count (ns-3 also puts them in every ACK)." },
-    ParamSpec { section: HPCC, key: "int_bytes_per_hop", kind: Kind::Bytes { min: 0, max: 256 }, default: "0B", source: "interpretation (8 B per hop as ns-3's IntHop, with int_bytes = 2B: a header growing with the path)", help: "INT bytes added per switch hop crossed." },
-];
+/// The keys of `[cc.hpcc]`: its rows of `params::PARAMS` (docs/parameters.md).
+pub fn hpcc_params() -> impl Iterator<Item = &'static ParamSpec> {
+    params::PARAMS.iter().filter(|p| p.section == HPCC)
+}
 
-/// The entry of `key` in [`HPCC_PARAMS`].
+/// The entry of `key` of `[cc.hpcc]` in `params::PARAMS`.
 pub fn spec(key: &str) -> &'static ParamSpec {
-    HPCC_PARAMS
-        .iter()
-        .find(|p| p.key == key)
-        .unwrap_or_else(|| panic!("parameter {HPCC}.{key} is not in HPCC_PARAMS"))
+    params::spec(HPCC, key)
 }
 
 /// `base_rtt`: which `T` a sender uses.
@@ -87,9 +68,33 @@ pub struct HpccSpec {
     pub has_win: bool,
     pub int_bytes: u32,
     pub int_bytes_per_hop: u32,
+    /// Each flow's send queue (the rate limiter's), bytes.
+    pub rl_queue_bytes: u64,
 }
 
 impl HpccSpec {
+    /// The defaults (the section empty or absent).
+    pub fn off() -> HpccSpec {
+        HpccSpec {
+            eta: 0.95,
+            max_stage: 0,
+            w_ai: WAi::Rule,
+            n_flows: 125,
+            base_rtt: BaseRtt::Global,
+            min_rate_bps: 1e9,
+            u_init: 1.0,
+            qlen: QlenSample::Min,
+            fast_react: true,
+            sample_feedback: false,
+            multi_rate: false,
+            rate_bound: true,
+            has_win: true,
+            int_bytes: 42,
+            int_bytes_per_hop: 0,
+            rl_queue_bytes: 150_000,
+        }
+    }
+
     /// The sender parameters of a flow whose NIC sends at `line_rate_bps`, with the base RTT
     /// `t_ps` the caller resolved from [`HpccSpec::base_rtt`].
     pub fn params(&self, line_rate_bps: f64, t_ps: SimTime) -> HpccParams {
@@ -163,7 +168,7 @@ fn read_base_rtt(t: &mut TableReader) -> Res<BaseRtt> {
     Ok(v)
 }
 
-/// Read `[cc.hpcc]` (every key optional; the defaults are [`HPCC_PARAMS`]').
+/// Read `[cc.hpcc]` (every key optional; the defaults are those of its rows in `params::PARAMS`).
 pub fn parse_hpcc(t: &mut TableReader) -> Res<HpccSpec> {
     let eta = params::read_f64(t, spec("eta"))?;
     let max_stage = params::read_int(t, spec("max_stage"))? as u32;
@@ -191,6 +196,7 @@ pub fn parse_hpcc(t: &mut TableReader) -> Res<HpccSpec> {
     }
     let int_bytes = params::read_bytes(t, spec("int_bytes"))? as u32;
     let int_bytes_per_hop = params::read_bytes(t, spec("int_bytes_per_hop"))? as u32;
+    let rl_queue_bytes = params::read_bytes(t, spec("rl_queue"))?;
     Ok(HpccSpec {
         eta,
         max_stage,
@@ -207,7 +213,56 @@ pub fn parse_hpcc(t: &mut TableReader) -> Res<HpccSpec> {
         has_win,
         int_bytes,
         int_bytes_per_hop,
+        rl_queue_bytes,
     })
+}
+
+/// HPCC: every flow is a unicast go-back-N flow (its sender is clocked by per-packet ACKs), its
+/// sender's line rate is at least `min_rate`, and its path crosses at most `MAX_INT_HOPS`
+/// switch egress ports (one INT record each).
+pub(super) fn check_hpcc(sc: &Scenario) -> Res<()> {
+    let mode = format!("\"{}\"", CcMode::Hpcc.name());
+    for (k, f) in sc.flows.iter().enumerate() {
+        if f.group.is_some() {
+            return Err(ScenarioError::new(
+                "cc.mode",
+                mode,
+                format!(
+                    "\"qcn\", \"bcn\" or \"none\" with multicast flow {:?} (HPCC's receiver \
+                     acknowledges one flow)",
+                    f.name
+                ),
+            ));
+        }
+        if f.transport != Transport::Gbn {
+            return Err(ScenarioError::new(
+                "cc.mode",
+                mode,
+                format!(
+                    "a mode without acknowledgements for flow {:?} (transport = \"udp\"), or \
+                     transport = \"gbn\" with a size for it: HPCC's sender is clocked by \
+                     per-packet acknowledgements (a long-lived flow: a size beyond what the run \
+                     carries)",
+                    f.name
+                ),
+            ));
+        }
+        let nic = sc.links[f.path[0] / 2].rate_bps;
+        sc.hpcc
+            .check(nic, &format!("the source NIC of flow {:?}", f.name))?;
+        let hops = f.path.len().saturating_sub(1);
+        if hops > MAX_INT_HOPS {
+            return Err(ScenarioError::new(
+                format!("flows.{k}.path"),
+                format!("a path of {hops} switch hops (flow {:?})", f.name),
+                format!(
+                    "at most {MAX_INT_HOPS} switch hops with cc.mode = \"hpcc\" (a data frame \
+                     carries one INT record per switch egress port it leaves)"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -248,10 +303,12 @@ mod tests {
                 has_win: true,
                 int_bytes: 42,
                 int_bytes_per_hop: 0,
+                rl_queue_bytes: 150_000,
             }
         );
+        assert_eq!(s, HpccSpec::off());
         // every key is recorded in the resolved scenario
-        for p in HPCC_PARAMS {
+        for p in hpcc_params() {
             assert!(resolved.contains_key(p.key), "{} not resolved", p.key);
         }
         assert_eq!(resolved["w_ai"], Json::String("auto".into()));
@@ -421,7 +478,7 @@ mod tests {
             "/../../docs/models/hpcc.md"
         ))
         .expect("docs/models/hpcc.md is readable");
-        for p in HPCC_PARAMS {
+        for p in hpcc_params() {
             let row = doc
                 .lines()
                 .find(|l| l.starts_with(&format!("| `{}` |", p.key)))

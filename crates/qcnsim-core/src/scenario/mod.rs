@@ -3,9 +3,8 @@
 //!
 //! The model is in model.rs; root.rs reads a document's sections in their order, each by the
 //! file of its section (links.rs, schedule.rs, flows.rs, cc.rs, qcn.rs, bcn.rs, dcqcn.rs,
-//! timely.rs, swift.rs,
-//! metrics.rs, analysis.rs, ...); variants.rs resolves `[[variants]]`. hpcc.rs reads
-//! `[cc.hpcc]` but is not reached from root.rs yet (it is wired with HPCC's transport).
+//! timely.rs, swift.rs, hpcc.rs, metrics.rs, analysis.rs, ...); variants.rs resolves
+//! `[[variants]]`.
 
 pub mod budget;
 pub mod buffer;

@@ -2,7 +2,9 @@
 //! the simulator is built from (the node, link, flow and congestion-management specs).
 
 use super::flow_control::FlowControlSpec;
-use super::{buffer, dcqcn, dctcp, fluid, multicast, params, routes, swift, timely, transport};
+use super::{
+    buffer, dcqcn, dctcp, fluid, hpcc, multicast, params, routes, swift, timely, transport,
+};
 use crate::proto::bcn::{BcnCpParams, BcnRpParams};
 use crate::proto::multicast::McFeedback;
 use crate::proto::nic_fb::{Feedback, NicFbParams};
@@ -172,6 +174,10 @@ pub enum CcMode {
     /// DCTCP (docs/models/dctcp.md): ECN marking above K at the switches, the receiver's ECN
     /// echo in go-back-N's acknowledgements, a window at the sender (sim/cc/e2e.rs).
     Dctcp,
+    /// HPCC (docs/models/hpcc.md): INT stamped at every switch egress port, echoed by the
+    /// receiver's per-packet ACKs, a window and a pacing rate at the sender (sim/cc/e2e.rs,
+    /// sim/cc/hpcc.rs).
+    Hpcc,
     /// TIMELY (docs/models/timely.md): RTT samples from the transport's timestamp echo set each
     /// flow's rate limiter's rate (sim/cc/delay.rs).
     Timely,
@@ -189,6 +195,7 @@ impl CcMode {
             CcMode::Bcn => "bcn",
             CcMode::Dcqcn => "dcqcn",
             CcMode::Dctcp => "dctcp",
+            CcMode::Hpcc => "hpcc",
             CcMode::Timely => "timely",
             CcMode::Swift => "swift",
         }
@@ -197,7 +204,10 @@ impl CcMode {
     /// An end-to-end congestion control clocked by acknowledgements (a window beside the rate
     /// limiter, read from per-packet ACKs: sim/cc/e2e.rs): DCTCP, TIMELY, Swift.
     pub fn acked(self) -> bool {
-        matches!(self, CcMode::Dctcp | CcMode::Timely | CcMode::Swift)
+        matches!(
+            self,
+            CcMode::Dctcp | CcMode::Hpcc | CcMode::Timely | CcMode::Swift
+        )
     }
 }
 
@@ -376,6 +386,8 @@ pub struct Scenario {
     pub swift: swift::SwiftSpec,
     /// `[cc.dctcp]` (docs/models/dctcp.md).
     pub dctcp: dctcp::DctcpSpec,
+    /// `[cc.hpcc]` (docs/models/hpcc.md).
+    pub hpcc: hpcc::HpccSpec,
     /// `[transport]`: the go-back-N parameters (docs/models/transport.md).
     pub transport: transport::TransportSpec,
     /// Link-level flow control (PAUSE / PFC).

@@ -305,6 +305,7 @@ fn skeleton(
         timely: super::timely::TimelySpec::default(),
         swift: super::swift::SwiftSpec::default(),
         dctcp: super::dctcp::DctcpSpec::off(),
+        hpcc: super::hpcc::HpccSpec::off(),
         transport: transport::TransportSpec::unset(),
         fc: FlowControlSpec::off(),
         buffer: buffer::SharedBufferSpec::off(),

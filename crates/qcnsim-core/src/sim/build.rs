@@ -167,6 +167,7 @@ impl<'a> Core<'a> {
                 dst: f.dst as u32,
                 path: f.path.iter().map(|&p| p as u32).collect(),
                 frame: f.frame_bytes,
+                int_bytes: cc::hpcc::int_wire_bytes(sc, i),
                 traffic: f.traffic,
                 rate_bps: f.rate_bps,
                 start: f.start,

@@ -27,6 +27,8 @@ mod core;
 mod error;
 mod fastpath;
 mod host;
+#[cfg(test)]
+mod int_tests;
 mod prelude;
 mod record;
 mod switch;

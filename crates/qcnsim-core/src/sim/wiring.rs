@@ -250,6 +250,9 @@ impl<'a> Sim<'a> {
         if let Some(w) = self.gbn.withdraw(&mut self.core, fi, seq) {
             self.queue_changed(w.port);
             transport::GbnState::restart(&mut self.core, fi, seq);
+            if self.core.flows[fi].e2e {
+                self.cm.e2e_go_back(fi, seq);
+            }
         }
     }
 

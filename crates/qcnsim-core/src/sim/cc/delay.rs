@@ -33,8 +33,9 @@ use crate::sim::cc::Reaction;
 use crate::sim::prelude::*;
 use crate::units::US;
 
-/// The rate limiter of flow `i` on a NIC of `nic_rate` under TIMELY or Swift (None in other
-/// modes): it paces at the algorithm's rate from the start.
+/// The rate limiter of flow `i` on a NIC of `nic_rate` under TIMELY, Swift or HPCC (None in other
+/// modes): it paces at the algorithm's rate from the start (HPCC's `R = W / T`, the line rate at
+/// `W_init = B·T`; later rates from `Cm::apply`).
 pub(in crate::sim) fn reaction(sc: &Scenario, i: usize, nic_rate: f64) -> Option<Reaction> {
     let f = &sc.flows[i];
     if f.group.is_some() {
@@ -47,6 +48,7 @@ pub(in crate::sim) fn reaction(sc: &Scenario, i: usize, nic_rate: f64) -> Option
         CcMode::Swift => Some(Reaction::E2e {
             rate: SwiftFlow::new(sc, i, nic_rate).control().rate_bps,
         }),
+        CcMode::Hpcc => Some(Reaction::E2e { rate: nic_rate }),
         _ => None,
     }
 }

@@ -10,7 +10,8 @@
 //!   grown with the arena, nothing allocated per frame).
 //! - **Telemetry (INT).** A port that stamps telemetry (`CpState::Int` at `Port::ecn`, the
 //!   dequeue action) appends one [`IntHop`] to the frame's record in a per-frame store (reset
-//!   when the frame leaves its source NIC). No mode stamps yet: HPCC will.
+//!   when the frame leaves its source NIC). With `cc.mode = "hpcc"` every switch egress port
+//!   stamps (sim/cc/hpcc.rs says exactly what).
 //! - **The receiver's ACKs.** When a data frame's arrival is resolved (`deliver`, at its arrival
 //!   time `t`), go-back-N's verdict and the frame's CE bit go to the receiver's echo state
 //!   (proto/dctcp.rs `Receiver`: an ACK every `transport.ack_interval` frames and at the last
@@ -29,13 +30,23 @@
 use crate::proto::ack::{Ack, Control, IntHop, MAX_INT_HOPS};
 use crate::proto::dctcp::{self, DctcpParams, Echo};
 use crate::proto::gbn::{Reply, RxVerdict};
+use crate::proto::hpcc::{Hpcc, HpccParams};
 use crate::sim::cc::delay::{self, SwiftFlow, TimelyFlow};
 use crate::sim::cc::{Cm, Ctrl};
 use crate::sim::prelude::*;
 
 /// A flow's sender algorithm: one variant per algorithm (TIMELY and Swift: sim/cc/delay.rs).
 pub(in crate::sim) enum Algo {
-    Dctcp { s: dctcp::Sender, p: DctcpParams },
+    Dctcp {
+        s: dctcp::Sender,
+        p: DctcpParams,
+    },
+    /// HPCC (sim/cc/hpcc.rs): `snd_nxt` is kept by the transport ([`Cm::e2e_on_wire`],
+    /// [`Cm::e2e_go_back`]).
+    Hpcc {
+        s: Box<Hpcc>,
+        p: HpccParams,
+    },
     Timely(TimelyFlow),
     Swift(SwiftFlow),
 }
@@ -44,6 +55,7 @@ impl Algo {
     fn on_ack(&mut self, ack: &Ack, snd_nxt: u32) -> Control {
         match self {
             Algo::Dctcp { s, p } => s.on_ack(p, ack, snd_nxt),
+            Algo::Hpcc { s, p } => s.on_ack(p, ack),
             Algo::Timely(t) => t.on_ack(ack),
             Algo::Swift(w) => w.on_ack(ack),
         }
@@ -53,6 +65,8 @@ impl Algo {
     fn on_loss(&mut self, now: SimTime, snd_nxt: u32) -> Control {
         match self {
             Algo::Dctcp { s, p } => s.on_loss(p, snd_nxt),
+            // a NACK carries no telemetry: Algorithm 1 has nothing to read in it
+            Algo::Hpcc { s, p } => s.control(p),
             Algo::Timely(t) => t.on_loss(),
             Algo::Swift(w) => w.on_nack(now),
         }
@@ -61,6 +75,8 @@ impl Algo {
     fn on_timeout(&mut self, now: SimTime, snd_nxt: u32) -> Control {
         match self {
             Algo::Dctcp { s, p } => s.on_timeout(p, snd_nxt),
+            // Algorithm 1 has no timeout rule (ns-3 changes no rate at a go-back)
+            Algo::Hpcc { s, p } => s.control(p),
             Algo::Timely(t) => t.on_loss(),
             Algo::Swift(w) => w.on_timeout(now),
         }
@@ -69,6 +85,7 @@ impl Algo {
     fn window(&self) -> u64 {
         match self {
             Algo::Dctcp { s, .. } => s.window_bytes(),
+            Algo::Hpcc { s, p } => s.control(p).window_bytes,
             Algo::Timely(t) => t.control().window_bytes,
             Algo::Swift(w) => w.window_bytes(),
         }
@@ -91,6 +108,10 @@ pub(in crate::sim) struct Snd {
     pub(in crate::sim) window: u64,
     pub(in crate::sim) acks_rx: u64,
     pub(in crate::sim) ece_acks: u64,
+    /// INT bytes this flow's ACKs carry (HPCC; 0 otherwise).
+    ack_int_bytes: u32,
+    /// Window decreases (HPCC: ACKs after which `W` was smaller).
+    w_down: u64,
 }
 
 impl Snd {
@@ -156,6 +177,11 @@ impl E2eState {
         let mut snd = Vec::new();
         if on {
             ix = vec![NONE; sc.flows.len()];
+            let hpcc_t = if sc.cc == CcMode::Hpcc {
+                super::hpcc::base_rtts(sc)
+            } else {
+                Vec::new()
+            };
             for (i, f) in sc.flows.iter().enumerate() {
                 ix[i] = snd.len() as u32;
                 let n = f.size_bytes.unwrap_or(0).div_ceil(f.frame_bytes as u64) as u32;
@@ -164,6 +190,7 @@ impl E2eState {
                         Algo::Timely(TimelyFlow::new(sc, i, delay::nic_rate(sc, i), n))
                     }
                     CcMode::Swift => Algo::Swift(SwiftFlow::new(sc, i, delay::nic_rate(sc, i))),
+                    CcMode::Hpcc => super::hpcc::sender(sc, delay::nic_rate(sc, i), hpcc_t[i]),
                     _ => {
                         let p = sc.dctcp.params(f.frame_bytes);
                         let s = dctcp::Sender::new(&p, f.frame_bytes);
@@ -180,6 +207,8 @@ impl E2eState {
                     size: f.size_bytes,
                     acks_rx: 0,
                     ece_acks: 0,
+                    ack_int_bytes: super::hpcc::int_wire_bytes(sc, i),
+                    w_down: 0,
                 });
             }
         }
@@ -204,6 +233,18 @@ impl E2eState {
     /// Flow `fi` is acknowledged by this room.
     pub(in crate::sim) fn has(&self, fi: usize) -> bool {
         self.ix.get(fi).is_some_and(|&i| i != NONE)
+    }
+
+    /// Flow `fi`'s algorithm (None: not acknowledged).
+    pub(in crate::sim) fn algo(&self, fi: usize) -> Option<&Algo> {
+        let i = *self.ix.get(fi)?;
+        self.snd.get(i as usize).map(|s| &s.algo)
+    }
+
+    /// The telemetry records kept at arena slot `slot` (tests).
+    #[cfg(test)]
+    pub(in crate::sim) fn int_at(&self, slot: usize) -> &[IntHop] {
+        self.int.get(slot).map_or(&[], |r| &r.hops[..r.n as usize])
     }
 
     fn grow<T: Default + Clone>(v: &mut Vec<T>, slot: usize, arena: usize) {
@@ -238,6 +279,19 @@ impl Cm {
         let seq = core.pkts[slot].fb as u32;
         let s = &mut e.snd[e.ix[flow as usize] as usize];
         s.nxt = s.nxt.max(seq + 1);
+        if let Algo::Hpcc { s, .. } = &mut s.algo {
+            // go-back-N sends in sequence order: the next new frame follows this one
+            s.set_snd_nxt(seq + 1);
+        }
+    }
+
+    /// Acknowledged flow `fi` goes back to frame `seq` (go-back-N): HPCC's `snd_nxt` follows.
+    #[inline(never)]
+    pub(in crate::sim) fn e2e_go_back(&mut self, fi: usize, seq: u32) {
+        let e = &mut self.e2e;
+        if let Algo::Hpcc { s, .. } = &mut e.snd[e.ix[fi] as usize].algo {
+            s.set_snd_nxt(seq);
+        }
     }
 
     /// Telemetry: data frame `pkt` leaves switch port `pi` (the port's dequeue action): one
@@ -397,9 +451,14 @@ impl Cm {
         t: SimTime,
     ) {
         let dst = core.flows[flow as usize].dst;
+        let int_bytes = if kind == KIND_ACK {
+            self.e2e.snd[self.e2e.ix[flow as usize] as usize].ack_int_bytes
+        } else {
+            0
+        };
         let pkt = core.alloc(Pkt {
             born: t,
-            size: self.e2e.ack_bytes,
+            size: self.e2e.ack_bytes + int_bytes,
             flow,
             hop: 0,
             kind,
@@ -484,6 +543,7 @@ impl Cm {
     /// rate limiter releases the frame now, or when its pacing allows).
     fn apply(&mut self, core: &mut Core, fi: usize, c: Control) {
         let s = &mut self.e2e.snd[self.e2e.ix[fi] as usize];
+        s.w_down += (c.window_bytes < s.window) as u64;
         s.window = c.window_bytes;
         core.e2e_set_rate(fi, c.rate_bps);
         let Some(head) = core.flows[fi].rl_q.front().map(|m| m.seq) else {
@@ -530,11 +590,12 @@ impl Cm {
                     Algo::Dctcp { s, .. } => s.cuts as i64,
                     Algo::Timely(_) => 0,
                     Algo::Swift(w) => w.s.decreases() as i64,
+                    Algo::Hpcc { .. } => s.w_down as i64,
                 })),
             ),
             (
                 "window_bytes",
-                ColumnData::I64(per(&|s| s.algo.window() as i64)),
+                ColumnData::I64(per(&|s| s.algo.window().min(i64::MAX as u64) as i64)),
             ),
             ("dctcp_alpha", ColumnData::F64(alpha)),
         ]
@@ -551,6 +612,7 @@ impl Cm {
                 _ => None,
             },
         ))
+        .chain(self.hpcc_flow_columns(core))
         .collect()
     }
 }

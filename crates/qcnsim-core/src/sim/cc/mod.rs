@@ -31,6 +31,7 @@ pub(in crate::sim) mod bcn;
 pub(in crate::sim) mod dcqcn;
 pub(in crate::sim) mod delay;
 pub(in crate::sim) mod e2e;
+pub(in crate::sim) mod hpcc;
 pub(in crate::sim) mod nicfb;
 pub(in crate::sim) mod qcn;
 pub(in crate::sim) mod transient;
@@ -228,8 +229,8 @@ impl Cm {
         let dcqcn = sc.cc == CcMode::Dcqcn;
         let dctcp = sc.cc == CcMode::Dctcp;
         // telemetry stamped at every switch port's dequeue, for an algorithm that reads it
-        // (none yet: HPCC will)
-        let int = false;
+        // (HPCC: sim/cc/hpcc.rs)
+        let int = sc.cc == CcMode::Hpcc;
         let mut cps = Vec::new();
         let mut port_cps = Vec::with_capacity(sc.n_ports());
         for p in 0..sc.n_ports() {
@@ -335,6 +336,8 @@ impl Cm {
             (sc.bcn.rl_queue_bytes, sc.bcn.rl_burst_bytes)
         } else if sc.cc == CcMode::Dctcp {
             (sc.dctcp.rl_queue_bytes, None)
+        } else if sc.cc == CcMode::Hpcc {
+            (sc.hpcc.rl_queue_bytes, None)
         } else if dcqcn {
             (sc.dcqcn.rl_queue_bytes, sc.dcqcn.rl_burst_bytes)
         } else {

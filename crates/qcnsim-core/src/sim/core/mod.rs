@@ -303,6 +303,8 @@ pub(in crate::sim) struct Flow {
     pub(in crate::sim) sent_frames: u64,
     pub(in crate::sim) sent_bytes: u64,
     pub(in crate::sim) frame: u32,
+    /// INT bytes each data frame carries on the wire beyond `frame` (HPCC: sim/cc/hpcc.rs).
+    pub(in crate::sim) int_bytes: u32,
     /// Go-back-N flow: index into the transport's flows (`GbnState`, NONE for open-loop flows).
     pub(in crate::sim) gbn: u32,
     /// Multicast flow: index into the multicast flows (`Multicast`, NONE for unicast).

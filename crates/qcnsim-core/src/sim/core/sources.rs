@@ -36,9 +36,10 @@ impl<'a> Sim<'a> {
         } else {
             0
         };
+        let int_bytes = f.int_bytes;
         self.core.alloc(Pkt {
             born: m.born,
-            size: m.size,
+            size: m.size + int_bytes,
             flow: fi as u32,
             hop: 0,
             kind: KIND_DATA,
