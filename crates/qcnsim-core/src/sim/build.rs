@@ -122,6 +122,8 @@ impl<'a> Core<'a> {
                 q_last_t: 0,
                 slot_ok: false,
                 direct_ok: false,
+                fixed: false,
+                fq: VecDeque::new(),
             });
         }
         rec.tput_bytes = vec![0; rec.tput_ports.len() * rec.nbins];
@@ -279,6 +281,8 @@ impl<'a> Core<'a> {
             },
             direct_on: true,
             ignore_needs: None,
+            fixed_on: true,
+            fixed_ports: Vec::new(),
         }
     }
 }

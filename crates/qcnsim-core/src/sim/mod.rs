@@ -67,6 +67,11 @@ impl<'a> Sim<'a> {
         for fi in 0..self.core.flows.len() {
             self.catch_up(fi, self.core.end);
         }
+        // the fixed ports' frames that started within the run have left
+        for i in 0..self.core.fixed_ports.len() {
+            let p = self.core.fixed_ports[i] as usize;
+            self.core.settle(p, self.core.end.saturating_add(1));
+        }
         for p in self.core.ports.iter_mut() {
             p.track_q(self.core.end);
         }
@@ -102,7 +107,7 @@ impl<'a> Sim<'a> {
                 // fit the calendar's bucket width to the event density (engine/queue.rs)
                 self.core.q.adapt(self.core.now);
                 // what bounds queues with an infinite buffer: the memory budget
-                let held = (self.core.pkts.len() + self.core.q.len()) as u64;
+                let held = (self.core.pkts.len() + self.core.q.len()) as u64 + self.fixed_held();
                 if held > self.core.sc.metrics.frames_cap {
                     return Err(self.memory_exceeded(held).into());
                 }
@@ -116,6 +121,17 @@ impl<'a> Sim<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Frames waiting at fixed ports (`Port::fq`: they left the arena when their departure was
+    /// fixed).
+    #[inline(never)]
+    fn fixed_held(&self) -> u64 {
+        let core = &self.core;
+        core.fixed_ports
+            .iter()
+            .map(|&p| core.ports[p as usize].fq.len() as u64)
+            .sum()
     }
 
     /// The error of a run that holds more frames and events than its memory budget allows.
