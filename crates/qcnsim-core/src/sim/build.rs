@@ -249,7 +249,9 @@ impl<'a> Core<'a> {
                 sc.duration
             },
             unfinished: finite,
-            q: EventQueue::new(),
+            // a calendar sized for the fabric: about one bucket per four ports (512 up to a
+            // 2,048-port network, 16,384 from 65,536 ports; engine/queue.rs)
+            q: EventQueue::with_buckets(sc.n_ports() / 4),
             pkts: Vec::with_capacity(4096),
             free: Vec::with_capacity(4096),
             ports,
