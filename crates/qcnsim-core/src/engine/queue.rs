@@ -9,7 +9,8 @@
 //! Two structures hold the events, and every pop takes the smaller of their two minima, so the
 //! pop order is exactly `(time, seq)` whichever structure an event sits in:
 //!
-//! - a **calendar** for the events of the near future: a ring of `NB` buckets of `2^SHIFT` ps,
+//! - a **calendar** for the events of the near future: a ring of `nb` buckets of `2^shift` ps
+//!   (512 of 131 ns by default; [`EventQueue::with_buckets`] sizes the ring for a fabric),
 //!   each a linked list sorted by key, with a bitmap of the non-empty buckets. In a packet
 //!   simulation nearly every event is scheduled a few microseconds ahead (a transmission end,
 //!   an arrival one link later, the next departure of a paced flow), so a push is a shift and,
@@ -18,11 +19,13 @@
 //!   about half of the time when many flows run at different rates. The list nodes live in a
 //!   fixed slab of `CAP` nodes with a free list, reused last-in first-out, so the working set
 //!   stays small and hot; fixed-size arrays indexed through masks need no bounds checks;
-//! - a **wheel** for the events of the middle future, from the calendar's window to about
-//!   17 ms ahead (the next generation event of each of a thousand slow sources, samplers,
-//!   timers): a ring of `NW` buckets of `2^WSHIFT` ps (33.6 µs, half the calendar's window),
-//!   each an unsorted vector. A wheel bucket is never popped from: when the time reaches one
-//!   wheel bucket before it, its events move into the calendar, where they now fit;
+//! - a **wheel** for the events of the middle future, from the calendar's window to 256
+//!   calendar windows ahead (17 ms by default: the next generation event of each of a thousand
+//!   slow sources, samplers, timers): a ring of `NW` buckets of half the calendar's window
+//!   (33.6 µs by default), each an unsorted vector. A wheel bucket is never popped from: when
+//!   the time reaches one wheel bucket before it, its events move into the calendar, where they
+//!   now fit, each placed by its whole key (the calendar may already hold events of the same
+//!   picosecond scheduled after it);
 //! - a 4-ary **heap** for everything else: events beyond the wheel, near events while all
 //!   `CAP` nodes are in use, and events earlier than the calendar's base.
 //!
@@ -38,8 +41,10 @@
 //! microsecond) puts dozens of events in one bucket, and pushes out of time order then walk long
 //! lists; [`EventQueue::adapt`], called by the simulator every 65,536 events, halves the width
 //! (rebuilding the calendar and the wheel) when the sorted inserts walk more than two nodes per
-//! push, and doubles it back when pushes fall beyond the window while the lists are short. Any
-//! width gives the same pop order.
+//! push, and doubles it back when pushes fall beyond the window while the lists are short. A
+//! fabric of thousands of hosts needs buckets of a few hundred picoseconds and a window of a few
+//! microseconds at once: the simulator sizes the ring from the number of ports (one bucket per
+//! four ports, 512 to `NB_MAX`). Any width and size give the same pop order.
 //!
 //! The simulator keeps one transmission-done event outside the queue (sim/core/datapath.rs, the
 //! transmission-done slot) with a sequence number taken by [`EventQueue::reserve_seq`] when it is
