@@ -693,11 +693,14 @@ impl Needs for Cm {
     }
     /// Feedback (CNMs, BCN messages, ConMes, SONAR echoes, Fb99, DCQCN's CNPs) goes to the
     /// source of a flow whose frames a congestion point, a marker or a BA sensor sees: one on
-    /// the flow's path, or any for a flow without a fixed path.
+    /// the flow's path, or any for a flow without a fixed path; an acknowledged flow's receiver
+    /// sends ACKs.
     fn sends_control(&self, core: &Core, fi: usize) -> bool {
         let watched = |p: &Port| p.cp != NONE || p.ecn != NONE || p.ba != NONE;
         let f = &core.flows[fi];
-        if f.route == ROUTE_PATH {
+        if self.e2e.has(fi) {
+            true
+        } else if f.route == ROUTE_PATH {
             f.path.iter().any(|&p| watched(&core.ports[p as usize]))
         } else {
             core.ports.iter().any(watched)
