@@ -1,9 +1,10 @@
 //! The data path's shortcuts never bypass a subsystem (sim/fastpath.rs). Every subsystem states
 //! what it needs of the shortcuts in its own file; the fast path combines the answers. Two
 //! checks per reference scenario that exercises a subsystem:
-//! - with every shortcut off (no direct send at idle ports, no transmission-done slot) the
-//!   tables are identical to the default run, and no port lets a frame bypass a subsystem that
-//!   watches its queue;
+//! - with every shortcut off (no direct send at idle ports, no transmission-done slot, no
+//!   departure fixed at enqueue) the tables are identical to the default run, and no port lets
+//!   a frame bypass a subsystem that watches its queue or fixes departures a subsystem moves or
+//!   that its control frames would go before;
 //! - with one subsystem's answers dropped (as a new subsystem that forgot to state its needs
 //!   would be ignored), the run is no longer faithful: the tables change, or a watched port
 //!   sends straight to the wire. So the first check would catch a missing answer.
@@ -19,7 +20,24 @@ use std::path::Path;
 /// from 1 ms to 3 ms (no congestion management: no port is watched).
 const HOST_LINK: &str = "host-link";
 
+/// htsim's QCN scenario, 20 ms: ten greedy sources into one bottleneck towards a sink that sends
+/// nothing, whose departures are fixed at enqueue; the switch's ports towards the sources carry
+/// QCN's feedback (with congestion management's answers dropped they are fixed too, and the
+/// CNMs would wait behind data frames there).
+const GREEDY: &str = "greedy-dumbbell";
+
 fn scenario_text(name: &str) -> String {
+    if name == GREEDY {
+        return "[meta]\nduration = \"20ms\"\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"10us\"\n\
+                switch_latency = \"0ns\"\nbuffer = \"100frames\"\n\
+                [[hosts]]\nname = \"h{i}\"\ncount = 10\n[[hosts]]\nname = \"sink\"\n[[switches]]\nname = \"sw\"\n\
+                [[links]]\nbetween = [\"h{i}\", \"sw\"]\ncount = 10\n[[links]]\nbetween = [\"sw\", \"sink\"]\n\
+                [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"sink\"\ntraffic = \"greedy\"\nrate = \"10Gbps\"\n\
+                frame = \"1500B\"\ncount = 10\n\
+                [cc]\nmode = \"qcn\"\n[cc.qcn.cp]\nq_eq = \"33000B\"\n\
+                [metrics]\nqueue_interval = \"100us\"\nqueue_ports = [\"sw->sink\"]\n"
+            .to_string();
+    }
     if name == HOST_LINK {
         return "[meta]\nduration = \"5ms\"\n[defaults]\nlink_delay = \"10us\"\nbuffer = \"200KB\"\n\
                 [topology]\nkind = \"leaf-spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 4\n\
@@ -209,6 +227,8 @@ const CASES: &[(&str, &[&str], &[&str])] = &[
     ),
     // HPCC's incast with PFC (the slow path)
     ("hpcc-incast", &["meta.variant=hpcc"], &[]),
+    // departures fixed at enqueue at the bottleneck; QCN's feedback towards the sources
+    (GREEDY, &[], &["cm"]),
 ];
 
 #[test]
@@ -218,6 +238,7 @@ fn every_shortcut_off_gives_the_same_tables() {
         let (slow, _) = run(name, ov, |s| {
             s.set_direct_send(false);
             s.set_txdone_slot(false);
+            s.set_fixed_departures(false);
         });
         assert_eq!(bypasses, 0, "{name} {ov:?}: a watched port sends directly");
         assert!(
@@ -257,4 +278,14 @@ fn a_congestion_point_is_never_bypassed_at_an_idle_port() {
     };
     assert!(cnms(&reference) > 0);
     assert_ne!(cnms(&reference), cnms(&dropped));
+}
+
+/// Congestion management sends CNMs to the greedy sources: with its answers dropped, the
+/// switch's ports towards them are fixed at enqueue, and reported.
+#[test]
+fn feedback_keeps_the_ports_towards_its_destinations_unfixed() {
+    let (_, b0) = run(GREEDY, &[], |_| {});
+    let (_, b1) = run(GREEDY, &[], |s| s.ignore_needs_of("cm"));
+    assert_eq!(b0, 0);
+    assert!(b1 >= 10, "{b1} ports reported");
 }

@@ -135,6 +135,60 @@ fn leaf_spine(leaves: usize, spines: usize, per_leaf: usize, duration: &str) -> 
     t
 }
 
+/// A k-ary fat-tree (k³/4 hosts; 10 Gb/s links of 1 µs everywhere, 500 ns switch latency,
+/// 1 MB drop-tail ports), ECMP, QCN, web-search messages (`sizes = "websearch"`) arriving at
+/// every host at 50 % of its link, all-to-all: the `fabric-websearch` reference experiment's
+/// fabric grown to data-center scale (docs/performance.md, "Flat cost per event"). Recording
+/// off but for the rates. `--set topology.k=K` runs other sizes (k = 8: 128 hosts; 20: 2,000).
+fn fat_tree(name: &str, k: usize, duration: &str) -> String {
+    format!(
+        r#"[meta]
+name = "{name}"
+duration = "{duration}"
+seed = 1
+
+[defaults]
+link_delay = "1us"
+switch_latency = "500ns"
+nic_buffer = "infinite"
+
+[topology]
+kind = "fat-tree"
+k = {k}
+host_rate = "10Gbps"
+agg_rate = "10Gbps"
+core_rate = "10Gbps"
+edge_buffer = "1MB"
+agg_buffer = "1MB"
+core_buffer = "1MB"
+
+[routing]
+mode = "ecmp"
+
+[[workloads]]
+name = "ws"
+sizes = "websearch"
+load = 0.5
+pattern = "all-to-all"
+
+[cc]
+mode = "qcn"
+
+[cc.qcn.rp]
+rl_queue = "64MB"
+
+[metrics]
+throughput_bin = "1ms"
+throughput_ports = []
+queue_interval = "1ms"
+queue_ports = []
+memory_switches = "none"
+rate_interval = "1ms"
+events = []
+"#
+    )
+}
+
 /// `n` messages of `size` on one NIC: host `a` sends them all (`sender = "nic"`, line rate,
 /// from 0) through switch `s` to `b`, 10 Gb/s links of 1 µs, no congestion control, recording
 /// off: the NIC's scheduler alone (`defaults.nic_scheduler`, round-robin unless `overrides`
@@ -226,6 +280,16 @@ fn benches() -> Vec<Bench> {
             &[],
         ),
         b("leaf-spine-128-qcn", leaf_spine(8, 4, 16, "200ms"), &[]),
+        b(
+            "fat-tree-1024-websearch",
+            fat_tree("fat-tree-1024-websearch", 16, "2ms"),
+            &[],
+        ),
+        b(
+            "fat-tree-8192-websearch",
+            fat_tree("fat-tree-8192-websearch", 32, "1ms"),
+            &[],
+        ),
         b(
             "nic-1000-rr",
             one_nic("nic-1000-rr", 1000, "1MB", "1s"),

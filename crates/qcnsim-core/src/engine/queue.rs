@@ -9,7 +9,8 @@
 //! Two structures hold the events, and every pop takes the smaller of their two minima, so the
 //! pop order is exactly `(time, seq)` whichever structure an event sits in:
 //!
-//! - a **calendar** for the events of the near future: a ring of `NB` buckets of `2^SHIFT` ps,
+//! - a **calendar** for the events of the near future: a ring of `nb` buckets of `2^shift` ps
+//!   (512 of 131 ns by default; [`EventQueue::with_buckets`] sizes the ring for a fabric),
 //!   each a linked list sorted by key, with a bitmap of the non-empty buckets. In a packet
 //!   simulation nearly every event is scheduled a few microseconds ahead (a transmission end,
 //!   an arrival one link later, the next departure of a paced flow), so a push is a shift and,
@@ -18,11 +19,13 @@
 //!   about half of the time when many flows run at different rates. The list nodes live in a
 //!   fixed slab of `CAP` nodes with a free list, reused last-in first-out, so the working set
 //!   stays small and hot; fixed-size arrays indexed through masks need no bounds checks;
-//! - a **wheel** for the events of the middle future, from the calendar's window to about
-//!   17 ms ahead (the next generation event of each of a thousand slow sources, samplers,
-//!   timers): a ring of `NW` buckets of `2^WSHIFT` ps (33.6 µs, half the calendar's window),
-//!   each an unsorted vector. A wheel bucket is never popped from: when the time reaches one
-//!   wheel bucket before it, its events move into the calendar, where they now fit;
+//! - a **wheel** for the events of the middle future, from the calendar's window to 256
+//!   calendar windows ahead (17 ms by default: the next generation event of each of a thousand
+//!   slow sources, samplers, timers): a ring of `NW` buckets of half the calendar's window
+//!   (33.6 µs by default), each an unsorted vector. A wheel bucket is never popped from: when
+//!   the time reaches one wheel bucket before it, its events move into the calendar, where they
+//!   now fit, each placed by its whole key (the calendar may already hold events of the same
+//!   picosecond scheduled after it);
 //! - a 4-ary **heap** for everything else: events beyond the wheel, near events while all
 //!   `CAP` nodes are in use, and events earlier than the calendar's base.
 //!
@@ -38,8 +41,10 @@
 //! microsecond) puts dozens of events in one bucket, and pushes out of time order then walk long
 //! lists; [`EventQueue::adapt`], called by the simulator every 65,536 events, halves the width
 //! (rebuilding the calendar and the wheel) when the sorted inserts walk more than two nodes per
-//! push, and doubles it back when pushes fall beyond the window while the lists are short. Any
-//! width gives the same pop order.
+//! push, and doubles it back when pushes fall beyond the window while the lists are short. A
+//! fabric of thousands of hosts needs buckets of a few hundred picoseconds and a window of a few
+//! microseconds at once: the simulator sizes the ring from the number of ports (one bucket per
+//! four ports, 512 to `NB_MAX`). Any width and size give the same pop order.
 //!
 //! The simulator keeps one transmission-done event outside the queue (sim/core/datapath.rs, the
 //! transmission-done slot) with a sequence number taken by [`EventQueue::reserve_seq`] when it is
@@ -56,12 +61,13 @@ use crate::units::SimTime;
 /// (down to `2^MIN_SHIFT` ps) when buckets hold many events, and widens it back.
 const SHIFT: u32 = 17;
 const MIN_SHIFT: u32 = 11;
-/// Number of buckets in the ring (a power of two): the window is `NB << SHIFT` ps (67 µs).
+/// Number of buckets in the ring by default (a power of two): the window is `NB << SHIFT` ps
+/// (67 µs). [`EventQueue::with_buckets`] sizes it for a denser schedule, up to `NB_MAX`.
 const NB: usize = 512;
-const WORDS: usize = NB / 64;
-/// Wheel bucket width: `2^WSHIFT` ps (33.6 µs) at the initial calendar width; always 256
-/// calendar buckets. The calendar's window is two wheel buckets, so a wheel bucket moved into
-/// the calendar one wheel bucket before its start fits in it.
+const NB_MAX: usize = 1 << 14;
+/// Wheel bucket width: `2^WSHIFT` ps (33.6 µs) at the initial calendar width and ring; always
+/// half the calendar's window (`nb / 2` calendar buckets), so a wheel bucket moved into the
+/// calendar one wheel bucket before its start fits in it.
 const WSHIFT: u32 = SHIFT + 8;
 const _: () = assert!((NB as u64) << SHIFT == 2u64 << WSHIFT);
 /// Number of wheel buckets (a power of two): the wheel reaches `NW << WSHIFT` ps (17 ms).
@@ -97,10 +103,20 @@ impl<E> Node<E> {
     }
 }
 
+/// A calendar bucket's last node (`EventQueue::tails`).
+#[derive(Clone, Copy, Default)]
+struct Tail {
+    time: SimTime,
+    link: u32,
+}
+
 /// Calendar nodes (a power of two). When all are in use, further near events go to the heap.
-const CAP: usize = 1 << 13;
-/// Link slots: bucket heads at `0..NB`, the `next` field of node `n` at `CAP + n`.
+/// (A large fabric has tens of thousands of events pending; the free list is reused last in,
+/// first out, so a small run touches only the first nodes.)
+const CAP: usize = 1 << 15;
+/// Link slots: bucket heads at `0..nb`, the `next` field of node `n` at `CAP + n`.
 const LINKS: usize = 2 * CAP;
+const _: () = assert!(NB_MAX <= CAP);
 
 #[inline]
 fn next_of(n: usize) -> usize {
@@ -108,26 +124,28 @@ fn next_of(n: usize) -> usize {
 }
 
 pub struct EventQueue<E: Copy + Default> {
-    /// The list links: `links[i]` (`i < NB`) is the first node of bucket `i`,
+    /// The list links: `links[i]` (`i < nb`) is the first node of bucket `i`,
     /// `links[next_of(n)]` the node after node `n` (or the next free node), `NIL` at the end.
     /// Putting the heads and the `next` fields in one array makes an append the same store
     /// whether the bucket is empty or not. Lists are sorted by key. Fixed-size arrays indexed
     /// through masks need no bounds checks.
     links: Box<[u32; LINKS]>,
-    /// The link slot to write when appending to bucket `i` (`i` itself when it is empty).
-    tail: [u32; NB],
-    /// Time of bucket `i`'s last node (0 when empty): an event not earlier than it appends.
-    tail_time: [SimTime; NB],
+    /// Per bucket `i`: the time of its last node and the link slot to write when appending to
+    /// it (0 and `i` itself when it is empty); an event not earlier than that time appends.
+    tails: Box<[Tail; NB_MAX]>,
     /// Bit `i` set: bucket `i` is not empty.
-    bits: [u64; WORDS],
+    bits: [u64; NB_MAX / 64],
     nodes: Box<[Node<E>; CAP]>,
+    /// Buckets in the ring (a power of two, `NB` to `NB_MAX`; the arrays above are indexed
+    /// through `nb - 1` and then `NB_MAX - 1`, so that no index is bounds-checked).
+    nb: usize,
     /// Free list of nodes, through `links`. Never empty: a push writes its event straight
     /// into the first free node, and the last free node is never taken.
     free: u32,
     /// Number of events in the calendar.
     near: usize,
-    /// Absolute bucket number (`time >> SHIFT`) of the calendar's base. Every calendar event
-    /// lies in buckets `cur .. cur + NB`, so ring slot `b % NB` holds absolute bucket `b` only.
+    /// Absolute bucket number (`time >> shift`) of the calendar's base. Every calendar event
+    /// lies in buckets `cur .. cur + nb`, so ring slot `b % nb` holds absolute bucket `b` only.
     cur: u64,
     far: Heap<E>,
     wheel: Wheel<E>,
@@ -162,14 +180,14 @@ struct Wheel<E> {
 }
 
 impl<E: Copy> Wheel<E> {
-    fn new() -> Self {
+    fn new(wshift: u32) -> Self {
         Wheel {
             slots: (0..NW).map(|_| Vec::new()).collect(),
             bits: [0; WWORDS],
             len: 0,
             base: 0,
             first: 0,
-            wshift: SHIFT + 8,
+            wshift,
         }
     }
 
@@ -218,25 +236,38 @@ fn boxed_array<T: Copy, const N: usize>(x: T) -> Box<[T; N]> {
 
 impl<E: Copy + Default> EventQueue<E> {
     pub fn new() -> Self {
+        Self::with_buckets(NB)
+    }
+
+    /// A queue whose calendar has `nb` buckets (rounded to a power of two within `NB` ..
+    /// `NB_MAX`): more for a denser schedule (a large fabric), so that the window still spans
+    /// the next few microseconds when [`EventQueue::adapt`] narrows the buckets. Any size gives
+    /// the same pop order.
+    pub fn with_buckets(nb: usize) -> Self {
+        let nb = nb.clamp(NB, NB_MAX).next_power_of_two();
         let mut links = boxed_array::<u32, LINKS>(NIL);
         for n in 0..CAP - 1 {
             links[next_of(n)] = (n + 1) as u32;
         }
+        let mut tails = boxed_array::<Tail, NB_MAX>(Tail::default());
+        for (i, t) in tails.iter_mut().enumerate() {
+            t.link = i as u32;
+        }
         EventQueue {
             links,
-            tail: std::array::from_fn(|i| i as u32),
-            tail_time: [0; NB],
-            bits: [0; WORDS],
+            tails,
+            bits: [0; NB_MAX / 64],
             nodes: boxed_array(Node {
                 time: 0,
                 seq: 0,
                 ev: E::default(),
             }),
+            nb,
             free: 0,
             near: 0,
             cur: 0,
             far: Heap::new(),
-            wheel: Wheel::new(),
+            wheel: Wheel::new(SHIFT + nb.trailing_zeros() - 1),
             far_min: u128::MAX,
             seq: 0,
             last_seq: 0,
@@ -250,6 +281,18 @@ impl<E: Copy + Default> EventQueue<E> {
     #[inline(always)]
     fn bucket_of(&self, t: SimTime) -> u64 {
         t >> self.shift
+    }
+
+    /// Ring slot of absolute bucket `b` (below `NB_MAX` by the second mask, which the compiler
+    /// sees: no bounds check).
+    #[inline(always)]
+    fn ring(&self, b: u64) -> usize {
+        (b as usize & (self.nb - 1)) & (NB_MAX - 1)
+    }
+
+    /// Buckets in the calendar's ring.
+    pub fn buckets(&self) -> usize {
+        self.nb
     }
 
     /// The bucket width, ps.
@@ -290,7 +333,7 @@ impl<E: Copy + Default> EventQueue<E> {
     pub fn reshape(&mut self, now: SimTime, shift: u32) {
         let shift = shift.clamp(MIN_SHIFT, SHIFT);
         let mut all: Vec<(SimTime, u64, E)> = Vec::with_capacity(self.near + self.wheel.len);
-        for i in 0..NB {
+        for i in 0..self.nb {
             let mut c = self.links[i];
             while c != NIL {
                 let n = self.nodes[c as usize & (CAP - 1)];
@@ -304,26 +347,28 @@ impl<E: Copy + Default> EventQueue<E> {
             }
         }
         // an empty calendar and wheel
-        for i in 0..NB {
+        for i in 0..self.nb {
             self.links[i] = NIL;
-            self.tail[i] = i as u32;
-            self.tail_time[i] = 0;
+            self.tails[i] = Tail {
+                time: 0,
+                link: i as u32,
+            };
         }
         for n in 0..CAP - 1 {
             self.links[next_of(n)] = (n + 1) as u32;
         }
         self.links[next_of(CAP - 1)] = NIL;
         self.free = 0;
-        self.bits = [0; WORDS];
+        self.bits = [0; NB_MAX / 64];
         self.near = 0;
         self.wheel.bits = [0; WWORDS];
         self.wheel.len = 0;
         self.shift = shift;
-        self.wheel.wshift = shift + 8;
+        self.wheel.wshift = shift + self.nb.trailing_zeros() - 1;
         self.cur = self.bucket_of(now);
         self.far_min = self.far.min_key();
         for (t, seq, ev) in all {
-            self.push_seq(t, seq, ev);
+            self.push_moved(t, seq, ev);
         }
         self.far_min = self.far.min_key().min(self.wheel.trigger());
         self.walked = 0;
@@ -352,7 +397,8 @@ impl<E: Copy + Default> EventQueue<E> {
         self.push_seq(t, seq, ev);
     }
 
-    /// Push with a given sequence number (a new one, or a wheel event's own when it moves).
+    /// Push with a new sequence number, larger than every other event's: among equal times it
+    /// goes last, so a bucket's list takes it by comparing times only.
     #[inline(always)]
     fn push_seq(&mut self, t: SimTime, seq: u64, ev: E) {
         // The event goes straight from registers into the first free node; no path takes it
@@ -365,24 +411,66 @@ impl<E: Copy + Default> EventQueue<E> {
         node.ev = ev;
         let b = self.bucket_of(t);
         let next_free = self.links[next_of(n)];
-        if b.wrapping_sub(self.cur) >= NB as u64 || next_free == NIL {
+        if b.wrapping_sub(self.cur) >= self.nb as u64 || next_free == NIL {
             self.push_far(n);
             return;
         }
         self.free = next_free;
         self.near += 1;
-        let i = b as usize & (NB - 1);
-        if self.tail_time[i] <= t {
+        let i = self.ring(b);
+        if self.tails[i].time <= t {
             // Not earlier than the last node (whose seq is smaller), or the bucket is empty:
             // append.
             self.links[next_of(n)] = NIL;
-            let tl = self.tail[i] as usize & (LINKS - 1);
+            let tl = self.tails[i].link as usize & (LINKS - 1);
             self.links[tl] = n as u32;
-            self.tail[i] = next_of(n) as u32;
-            self.tail_time[i] = t;
+            self.tails[i] = Tail {
+                time: t,
+                link: next_of(n) as u32,
+            };
             self.bits[i / 64] |= 1 << (i % 64);
         } else {
             self.insert_sorted(i, n);
+        }
+    }
+
+    /// Push an event that keeps its own, older sequence number (moved from the wheel into the
+    /// calendar, or by a reshape): the calendar may already hold events at the same time with
+    /// larger numbers (pushed straight into the calendar while this one waited in the wheel),
+    /// so its place is found by the whole key. (Comparing times only, as a new push may, put
+    /// such an event after the later-scheduled ones of its picosecond: fixed 2026-11-27.)
+    #[inline(never)]
+    fn push_moved(&mut self, t: SimTime, seq: u64, ev: E) {
+        let n = self.free as usize & (CAP - 1);
+        let node = &mut self.nodes[n];
+        node.time = t;
+        node.seq = seq;
+        node.ev = ev;
+        let b = self.bucket_of(t);
+        let next_free = self.links[next_of(n)];
+        if b.wrapping_sub(self.cur) >= self.nb as u64 || next_free == NIL {
+            self.push_far(n);
+            return;
+        }
+        self.free = next_free;
+        self.near += 1;
+        let i = self.ring(b);
+        let key = self.nodes[n].key();
+        // before the first node with a larger key, or last
+        let mut prev = i;
+        let mut c = self.links[i];
+        while c != NIL && self.nodes[c as usize & (CAP - 1)].key() < key {
+            prev = next_of(c as usize);
+            c = self.links[prev];
+        }
+        self.links[next_of(n)] = c;
+        self.links[prev & (LINKS - 1)] = n as u32;
+        if c == NIL {
+            self.tails[i] = Tail {
+                time: t,
+                link: next_of(n) as u32,
+            };
+            self.bits[i / 64] |= 1 << (i % 64);
         }
     }
 
@@ -417,7 +505,7 @@ impl<E: Copy + Default> EventQueue<E> {
         let b = self.bucket_of(node.time);
         self.beyond += 1;
         let w = &mut self.wheel;
-        if b >= self.cur.saturating_add(NB as u64) {
+        if b >= self.cur.saturating_add(self.nb as u64) {
             let wb = node.time >> w.wshift;
             if w.len == 0 {
                 // an empty wheel may start anywhere up to the present
@@ -463,7 +551,7 @@ impl<E: Copy + Default> EventQueue<E> {
         for e in events.drain(..) {
             // within the window from the new base: to the calendar (or the heap when its
             // nodes are all in use), never back to the wheel
-            self.push_seq(key_time(e.key), e.key as u64, e.ev);
+            self.push_moved(key_time(e.key), e.key as u64, e.ev);
         }
         // keep the bucket's capacity: no allocation once the wheel has grown
         self.wheel.slots[i] = events;
@@ -472,15 +560,22 @@ impl<E: Copy + Default> EventQueue<E> {
     /// Ring index of the calendar's earliest non-empty bucket (the calendar must not be empty).
     #[inline]
     fn first_bucket(&self) -> usize {
-        let s = self.cur as usize & (NB - 1);
+        let s = self.ring(self.cur);
         let w = s / 64;
         let m = self.bits[w] & (!0u64 << (s % 64));
         if m != 0 {
             return w * 64 + m.trailing_zeros() as usize;
         }
-        // The following words, then the low part of word `w` (the ring wraps around).
-        for k in 1..=WORDS {
-            let ww = (w + k) % WORDS;
+        self.first_bucket_after(w)
+    }
+
+    /// [`EventQueue::first_bucket`] beyond word `w` of the bitmap: the following words, then
+    /// the low part of word `w` (the ring wraps around).
+    #[inline(never)]
+    fn first_bucket_after(&self, w: usize) -> usize {
+        let words = self.nb / 64;
+        for k in 1..=words {
+            let ww = ((w + k) & (words - 1)) & (NB_MAX / 64 - 1);
             let m = self.bits[ww];
             if m != 0 {
                 return ww * 64 + m.trailing_zeros() as usize;
@@ -573,7 +668,7 @@ impl<E: Copy + Default> EventQueue<E> {
     /// empty).
     #[inline(always)]
     fn head(&self) -> (usize, usize, Node<E>) {
-        let i = self.first_bucket();
+        let i = self.first_bucket() & (NB_MAX - 1);
         let n = self.links[i] as usize & (CAP - 1);
         (i, n, self.nodes[n])
     }
@@ -586,8 +681,10 @@ impl<E: Copy + Default> EventQueue<E> {
         // The bucket may have become empty (a branch: cheaper than updating with masks,
         // measured on the reference benchmarks, docs/performance.md).
         if next == NIL {
-            self.tail[i] = i as u32;
-            self.tail_time[i] = 0;
+            self.tails[i] = Tail {
+                time: 0,
+                link: i as u32,
+            };
             self.bits[i / 64] &= !(1u64 << (i % 64));
         }
         self.links[next_of(n)] = self.free;
@@ -968,9 +1065,12 @@ mod tests {
     }
 
     /// One operation of the model test: push at `now + delta`, or pop.
-    #[derive(Debug, Clone)]
+    #[derive(Debug, Clone, Copy)]
     enum Op {
         Push(SimTime),
+        /// Push at this absolute time (or now, if later): equal times far apart in scheduling,
+        /// one in the wheel, one pushed straight into the calendar later.
+        PushAt(SimTime),
         Pop,
         /// Change the bucket width to `2^shift` ps.
         Reshape(u32),
@@ -983,9 +1083,26 @@ mod tests {
             3 => (0..WINDOW + 2 * W).prop_map(Op::Push),
             1 => (0..100 * WINDOW).prop_map(Op::Push),
             2 => (WINDOW..(NW as SimTime + 4) << WSHIFT).prop_map(Op::Push),
+            2 => prop::sample::select(vec![WINDOW + 7, WINDOW * 3 / 2 + 7, 2 * WINDOW + 7, 5 * WINDOW])
+                .prop_map(Op::PushAt),
             6 => Just(Op::Pop),
             1 => (MIN_SHIFT - 1..=SHIFT + 1).prop_map(Op::Reshape),
         ]
+    }
+
+    /// An event that waited in the wheel and one at the same picosecond pushed later straight
+    /// into the calendar (its window had moved over that time, but not yet over the wheel's
+    /// trigger): the wheel's event, scheduled first, pops first. (Before 2026-11-27 the move
+    /// into the calendar compared times only and put it second.)
+    #[test]
+    fn a_moved_event_keeps_its_place_among_equal_times() {
+        let mut q = EventQueue::new();
+        let t = (3 << WSHIFT) + 5;
+        q.push(t, 1); // beyond the window: the wheel's bucket 3
+        q.push((2 << WSHIFT) - 10, 0); // the last calendar bucket
+        assert_eq!(q.pop(), Some(((2 << WSHIFT) - 10, 0)));
+        q.push(t, 2); // within the window now: straight into the calendar
+        assert_eq!(drain(&mut q), vec![(t, 1), (t, 2)]);
     }
 
     proptest! {
@@ -1007,8 +1124,22 @@ mod tests {
         /// Against a BTreeMap keyed by (time, push index), with pushes relative to the time of
         /// the last pop at every scale (ties, within a bucket, across the window, far beyond).
         #[test]
-        fn matches_a_btreemap(ops in proptest::collection::vec(op(), 1..600)) {
-            let mut q = EventQueue::new();
+        fn matches_a_btreemap(
+            ops in proptest::collection::vec(op(), 1..600),
+            nb in prop::sample::select(vec![NB, 2 * NB, 8 * NB, NB_MAX]),
+            scale in prop::sample::select(vec![1u64, 8, 32]),
+        ) {
+            let mut q = EventQueue::with_buckets(nb);
+            prop_assert_eq!(q.buckets(), nb);
+            // (pushes up to `scale` times further: the window of `nb` buckets)
+            let ops: Vec<Op> = ops
+                .iter()
+                .map(|&op| match op {
+                    Op::Push(d) => Op::Push(d * scale),
+                    Op::PushAt(t) => Op::PushAt(t * scale),
+                    op => op,
+                })
+                .collect();
             let mut model = BTreeMap::new();
             let mut now = 0u64;
             let mut id = 0u32;
@@ -1017,6 +1148,12 @@ mod tests {
                     Op::Push(d) => {
                         q.push(now + d, id);
                         model.insert((now + d, id), ());
+                        id += 1;
+                    }
+                    Op::PushAt(t) => {
+                        let t = t.max(now);
+                        q.push(t, id);
+                        model.insert((t, id), ());
                         id += 1;
                     }
                     Op::Pop => {

@@ -122,6 +122,8 @@ impl<'a> Core<'a> {
                 q_last_t: 0,
                 slot_ok: false,
                 direct_ok: false,
+                fixed: false,
+                fq: VecDeque::new(),
             });
         }
         rec.tput_bytes = vec![0; rec.tput_ports.len() * rec.nbins];
@@ -248,7 +250,9 @@ impl<'a> Core<'a> {
                 sc.duration
             },
             unfinished: finite,
-            q: EventQueue::new(),
+            // a calendar sized for the fabric: about one bucket per four ports (512 up to a
+            // 2,048-port network, 16,384 from 65,536 ports; engine/queue.rs)
+            q: EventQueue::with_buckets(sc.n_ports() / 4),
             pkts: Vec::with_capacity(4096),
             free: Vec::with_capacity(4096),
             ports,
@@ -280,6 +284,8 @@ impl<'a> Core<'a> {
             },
             direct_on: true,
             ignore_needs: None,
+            fixed_on: true,
+            fixed_ports: Vec::new(),
         }
     }
 }

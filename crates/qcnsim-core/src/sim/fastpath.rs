@@ -1,9 +1,11 @@
 //! The data path's shortcuts and what each subsystem needs of them.
 //!
-//! Three shortcuts make the common path cheap (docs/performance.md): a frame sent straight to
+//! Four shortcuts make the common path cheap (docs/performance.md): a frame sent straight to
 //! the wire at an idle, empty port (`send_direct`: no enqueue, no dequeue), the
-//! transmission-done slot beside the event queue (`txdone_at!`), and a delivery that only counts
-//! (`deliver`). Each bypasses something a mechanism may act on. So every subsystem answers, in
+//! transmission-done slot beside the event queue (`txdone_at!`), a delivery that only counts
+//! (`deliver`), and departures fixed at enqueue (`enqueue_fixed`: at a FIFO switch port towards
+//! a host whose order nothing can change, a frame's start, end and delivery are computed when it
+//! is queued, so it makes no event there). Each bypasses something a mechanism may act on. So every subsystem answers, in
 //! its own file, the questions of [`Needs`]; [`Sim::prepare_ports`] combines the answers of
 //! every subsystem at the start of the run (the list in `Sim::needs_of`, the only place that
 //! names them all) and sets the per-port and per-flow flags the data path reads. A subsystem
@@ -42,6 +44,28 @@ pub(super) trait Needs {
     fn slow_path(&self) -> bool {
         false
     }
+    /// It may change when a data frame queued at port `pi` leaves, or acts when one leaves (a
+    /// pause, a shared memory's release, a failing link, a sensor or a mark at dequeue): the
+    /// frames' departures there are not computed when they are queued.
+    fn moves_departures(&self, _core: &Core, _pi: usize) -> bool {
+        false
+    }
+    /// It may send control frames (feedback, acknowledgements, pauses) to the source host of
+    /// flow `fi`: they go before waiting data frames at the ports towards that host, whose
+    /// departures are then not computed when the data frames are queued.
+    fn sends_control(&self, _core: &Core, _fi: usize) -> bool {
+        false
+    }
+}
+
+/// The smallest and largest data frame flow `f` sends (a finite flow's last frame is its
+/// remainder, at least 64 B: `next_size`).
+fn frame_sizes(f: &Flow) -> (u32, u32) {
+    if f.size.is_some() {
+        (f.frame.min(64), f.frame.max(64))
+    } else {
+        (f.frame, f.frame)
+    }
 }
 
 /// The absent subsystem (link failures off).
@@ -76,18 +100,26 @@ impl<'a> Sim<'a> {
     /// subsystem watches its queue, no subsystem asked for the slow path, and its capacity is its
     /// own. A port's transmission-done may use the slot beside the event queue when it is a
     /// switch port towards a host, no subsystem makes events when it sends, no delivery anywhere
-    /// makes events, and no port takes the slow path. A flow's
-    /// arrivals are handed over when a subsystem receives them.
+    /// makes events, and no port takes the slow path. A port's departures are fixed at enqueue
+    /// under the same conditions as the slot, when moreover no subsystem moves its departures or
+    /// sends control frames to its host, and the order of equal-time events allows it
+    /// ([`Sim::fixed_ports`]). A flow's arrivals are handed over when a subsystem receives them.
     pub(super) fn prepare_ports(&mut self) {
         let slow = self.heard().any(|n| n.slow_path());
         let core = &self.core;
         let rx: Vec<bool> = (0..core.flows.len())
             .map(|fi| self.heard().any(|n| n.receives(core, fi)))
             .collect();
-        let run_ok = core.slot_on
-            && !slow
+        // the run allows ports that make no event at a transmission's start or end
+        let quiet = !slow
             && !rx.iter().any(|&r| r)
             && !self.heard().any(|n| n.deliveries_make_events(core));
+        let run_ok = core.slot_on && quiet;
+        let fixed = if core.fixed_on && quiet {
+            self.fixed_ports()
+        } else {
+            vec![false; core.ports.len()]
+        };
         let ports: Vec<(bool, bool)> = (0..core.ports.len())
             .map(|pi| {
                 let p = &core.ports[pi];
@@ -95,11 +127,12 @@ impl<'a> Sim<'a> {
                 let events = self.heard().any(|n| n.send_makes_events(core, pi));
                 // (a congestion point acts at enqueue: the slot, at a transmission-done, does
                 // not bypass it)
-                let slot_ok = run_ok && p.from_switch && !p.peer_is_switch && !events;
+                let slot_ok = run_ok && p.from_switch && !p.peer_is_switch && !events && !fixed[pi];
                 // (a failing link changes its ports' capacity: such runs are slow)
                 let direct_ok = core.direct_on
                     && !watched
                     && !slow
+                    && !fixed[pi]
                     && match p.cap {
                         Capacity::Infinite | Capacity::Bytes(_) => true,
                         Capacity::Frames(n) => n > 0,
@@ -113,24 +146,162 @@ impl<'a> Sim<'a> {
         for (f, r) in core.flows.iter_mut().zip(rx) {
             f.rx_special = r;
         }
-        for (p, (slot_ok, direct_ok)) in core.ports.iter_mut().zip(ports) {
+        core.fixed_ports.clear();
+        for (pi, (p, (slot_ok, direct_ok))) in core.ports.iter_mut().zip(ports).enumerate() {
             p.slot_ok = slot_ok;
             p.direct_ok = direct_ok;
+            p.fixed = fixed[pi];
+            if fixed[pi] {
+                core.fixed_ports.push(pi as u32);
+            }
         }
     }
 
+    /// The ports whose departures may be fixed at enqueue (`enqueue_fixed`), in a run where no
+    /// port takes the slow path and no delivery makes events or is handed over. A switch port
+    /// towards a host, FIFO (no PFC classes, no shared memory), whose rate no schedule changes,
+    /// where no subsystem moves departures or acts at them, and whose host no control frame
+    /// reaches (a control frame would go before the waiting data frames); not in drain mode
+    /// (whose end moves with the deliveries). Then nothing but arrivals and the samplers reads
+    /// the port during the run, and the order of equal-time events must be the one the
+    /// transmission-done events would have had:
+    /// - an arrival at the instant a queued frame starts came first: its event was scheduled
+    ///   when the frame started its transmission at the previous node, at least `lead` before
+    ///   (the shortest delay from that start to the arrival over the frames that come to the
+    ///   port: by the port before the last on their path, by any port into the switch for
+    ///   sprayed flows; their smallest frame, the highest rate a schedule gives), and the
+    ///   transmission-done of the queued frame when the frame before it started (or, when it
+    ///   found the port busy and empty, when it arrived), at most `w` before (the longest
+    ///   frame's time on the port's wire, gap included). So `lead > w` is required;
+    /// - a queue sample at that instant came first when the sampling interval exceeds `w`
+    ///   (it was scheduled one interval before), required of sampled ports.
+    /// A frame that starts at its own arrival (an idle port) leaves within that event, as it
+    /// did. tests/fixed_departures.rs checks the tables against runs without fixed departures.
+    fn fixed_ports(&self) -> Vec<bool> {
+        let core = &self.core;
+        let sc = core.sc;
+        let n = core.ports.len();
+        if sc.drain_until.is_some() || core.flows.is_empty() {
+            return vec![false; n];
+        }
+        // hosts that control frames reach
+        let mut control_to = vec![false; sc.nodes.len()];
+        for fi in 0..core.flows.len() {
+            if self.heard().any(|s| s.sends_control(core, fi)) {
+                control_to[core.flows[fi].src as usize] = true;
+            }
+        }
+        // per port: the highest rate it may have (scheduled changes), and whether one changes
+        let mut top_rate: Vec<f64> = core.ports.iter().map(|p| p.rate).collect();
+        let mut scheduled = vec![false; n];
+        for s in &sc.schedule {
+            top_rate[s.port] = top_rate[s.port].max(s.rate_bps);
+            scheduled[s.port] = true;
+        }
+        // the shortest time from the start of a frame of `bytes` at port `u` to its arrival at
+        // the next switch (the scheduling of that arrival)
+        let lead_from = |u: usize, bytes: u32| {
+            let p = &core.ports[u];
+            p.to_peer_queue + units::tx_time_f((bytes + p.preamble) as u64, top_rate[u])
+        };
+        // per switch: the shortest over every port into it and the smallest frame (for flows
+        // whose frames may come in by any of them: spraying)
+        let small_all = core.flows.iter().map(frame_sizes).map(|s| s.0).min();
+        let mut lead_any = vec![NEVER; sc.nodes.len()];
+        for (u, p) in core.ports.iter().enumerate() {
+            if p.peer_is_switch {
+                let l = &mut lead_any[p.peer as usize];
+                *l = (*l).min(lead_from(u, small_all.unwrap_or(0)));
+            }
+        }
+        // per port towards a host: the shortest lead of the frames that come to it (by the
+        // port before the last on their path), and the largest of them
+        let (mut lead, mut large) = (vec![NEVER; n], vec![0u32; n]);
+        let mut into = vec![Vec::new(); sc.nodes.len()];
+        for (pi, p) in core.ports.iter().enumerate() {
+            if p.from_switch && !p.peer_is_switch {
+                into[p.peer as usize].push(pi);
+            }
+        }
+        for f in &core.flows {
+            let (lo, hi) = frame_sizes(f);
+            let last = *f.path.last().expect("a path") as usize;
+            let reach: &[usize] = if f.route == ROUTE_PATH {
+                std::slice::from_ref(&last)
+            } else {
+                &into[f.dst as usize]
+            };
+            for &pi in reach {
+                let d = if f.route == ROUTE_PATH && f.path.len() >= 2 {
+                    lead_from(f.path[f.path.len() - 2] as usize, lo)
+                } else {
+                    lead_any[core.ports[pi].node as usize]
+                };
+                lead[pi] = lead[pi].min(d);
+                large[pi] = large[pi].max(hi);
+            }
+        }
+        let mut sampled = vec![false; n];
+        for &p in &core.rec.queue_ports {
+            sampled[p as usize] = true;
+        }
+        for (_, ps) in &core.rec.mem_switches {
+            for &p in ps {
+                sampled[p as usize] = true;
+            }
+        }
+        (0..n)
+            .map(|pi| {
+                let p = &core.ports[pi];
+                if !p.from_switch
+                    || p.peer_is_switch
+                    || !p.pq.is_empty()
+                    || p.cap == Capacity::Shared
+                    || scheduled[pi]
+                    || control_to[p.peer as usize]
+                    || self
+                        .heard()
+                        .any(|s| s.moves_departures(core, pi) || s.send_makes_events(core, pi))
+                {
+                    return false;
+                }
+                let w = units::tx_time_f((large[pi] + p.preamble + p.ifg) as u64, p.rate);
+                lead[pi] > w && (!sampled[pi] || sc.metrics.queue_interval > w)
+            })
+            .collect()
+    }
+
     /// Ports where a frame may go straight to the wire although a subsystem watches the port's
-    /// queue, asked of every subsystem now (none unless a test switch dropped an answer).
+    /// queue, or whose departures are fixed although a subsystem moves them or sends control
+    /// frames to the port's host, asked of every subsystem now (none unless a test switch
+    /// dropped an answer).
     pub fn fast_path_bypasses(&self) -> usize {
-        (0..self.core.ports.len())
+        let core = &self.core;
+        let mut control_to = vec![false; core.sc.nodes.len()];
+        for fi in 0..core.flows.len() {
+            if self.needs_of().iter().any(|s| s.sends_control(core, fi)) {
+                control_to[core.flows[fi].src as usize] = true;
+            }
+        }
+        (0..core.ports.len())
             .filter(|&pi| {
-                self.core.ports[pi].direct_ok
-                    && self
-                        .needs_of()
-                        .iter()
-                        .any(|n| n.watches_queue(&self.core, pi))
+                let p = &core.ports[pi];
+                let needs = self.needs_of();
+                (p.direct_ok && needs.iter().any(|n| n.watches_queue(core, pi)))
+                    || (p.fixed
+                        && (control_to[p.peer as usize]
+                            || needs.iter().any(|n| n.moves_departures(core, pi))))
             })
             .count()
+    }
+
+    /// Data frames whose departure was fixed at enqueue (`enqueue_fixed`), so far.
+    pub fn fixed_departures(&self) -> u64 {
+        let core = &self.core;
+        core.fixed_ports
+            .iter()
+            .map(|&p| core.ports[p as usize].tx_frames)
+            .sum()
     }
 
     /// Test switch: the shortcuts ignore the answers of subsystem `name` ("cm", "fc",
@@ -145,5 +316,12 @@ impl<'a> Sim<'a> {
     /// which a test checks).
     pub fn set_direct_send(&mut self, on: bool) {
         self.core.direct_on = on;
+    }
+
+    /// Fix no departure at enqueue: every frame waits in its queue and leaves by a
+    /// transmission-done (slower; the default must give identical results, which a test
+    /// checks).
+    pub fn set_fixed_departures(&mut self, on: bool) {
+        self.core.fixed_on = on;
     }
 }

@@ -254,6 +254,9 @@ impl Cm {
     /// A special (SONAR) frame of `flow` arrives at egress port `pi`, before admission: a
     /// port whose BA sensor says BA = 0 echoes it to the source (and the frame is marked as
     /// having passed a CP with BA = 0, for the false-alarm count). Returns the echo, if any.
+    /// (`#[inline]`: the queued and the fixed enqueue both call it; as a call the queued
+    /// enqueue kept fewer values in registers, +0.6 % instructions on the leaf-spine benchmark.)
+    #[inline]
     pub(in crate::sim) fn sonar_special_arrives(
         &mut self,
         core: &mut Core,

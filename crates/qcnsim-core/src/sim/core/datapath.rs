@@ -40,9 +40,91 @@ impl<'a> Sim<'a> {
     /// Enqueue a data frame at an egress port (drop-tail), run the CP, start transmission.
     #[inline(always)]
     pub(in crate::sim) fn enqueue_data(&mut self, pi: usize, pkt: u32) {
-        if !self.send_direct(pi, pkt) {
+        let port = &self.core.ports[pi];
+        if !port.direct_ok {
+            // (a port with a CP, the common switch port, tests one flag more)
+            if port.fixed {
+                self.enqueue_fixed(pi, pkt);
+            } else {
+                self.enqueue_queued(pi, pkt);
+            }
+        } else if !self.send_direct(pi, pkt) {
             self.enqueue_queued(pi, pkt);
         }
+    }
+
+    /// [`Sim::enqueue_data`] at a port whose departures are fixed at enqueue (`Port::fixed`, a
+    /// FIFO switch port towards a host whose order nothing changes: sim/fastpath.rs): the same
+    /// admission, queue accounting and congestion point as `enqueue_queued`, then the frame's
+    /// transmission is computed now: it starts when the port has sent every frame before it,
+    /// and it is delivered inline, as `send_plain` would have when it started. It makes no
+    /// event; the frame waits in `fq` as its start and size until that start has passed. A frame
+    /// that would start after the end of the run waits in `q`, as it did.
+    #[inline(never)]
+    fn enqueue_fixed(&mut self, pi: usize, pkt: u32) {
+        let now = self.core.now;
+        let pk = &self.core.pkts[pkt as usize];
+        let (size, flow, flags) = (pk.size, pk.flow, pk.flags);
+        if flags & FLAG_SPECIAL != 0 {
+            self.hook_special_arrives(pi, flow);
+        }
+        let port = &mut self.core.ports[pi];
+        // the frames that started before now have left (one starting now leaves after every
+        // arrival of the instant: sim/fastpath.rs, `fixed_ports`)
+        port.settle(now);
+        let fits = match port.cap {
+            Capacity::Infinite => true,
+            Capacity::Bytes(b) => port.q_bytes + size as u64 <= b,
+            Capacity::Frames(n) => ((port.fq.len() + port.q.len()) as u64) < n,
+            Capacity::Shared => false,
+        };
+        // (a fixed port's capacity is its own: no shared memory, no NIC holding the frame, so
+        // `admit_over` would refuse it)
+        if !fits {
+            self.discard(pi, pkt, size, flow);
+            return;
+        }
+        port.track_q(now);
+        port.q_bytes += size as u64;
+        if port.q_bytes > port.max_q_bytes {
+            port.max_q_bytes = port.q_bytes;
+        }
+        if port.cp != NONE {
+            let qb = port.q_bytes;
+            self.hook_cp(pi, pkt, qb, size);
+        }
+        // (no flow control: `hook_enqueued` does nothing here)
+        let end_run = self.core.end;
+        let port = &mut self.core.ports[pi];
+        let start = if now >= port.busy_until {
+            now
+        } else {
+            port.busy_until
+        };
+        if size != port.last_size {
+            port.set_wire_times(size);
+        }
+        let end = start + port.last_tx;
+        port.busy_until = end + port.last_gap;
+        if start > end_run {
+            // it would start after the end of the run: it stays queued, as a frame
+            port.q.push_back(pkt);
+            return;
+        }
+        if start == now {
+            // an idle port: it leaves at once, as `kick` sent it
+            port.q_bytes -= size as u64;
+        } else {
+            port.fq.push_back(Dep { start, size });
+        }
+        port.tx_frames += 1;
+        port.tx_bytes += size as u64;
+        let (tput, t) = (port.tput_slot, end + port.prop);
+        if tput != NONE {
+            self.core.rec.count_tput(tput, end, size);
+        }
+        self.core.frames_forwarded += 1;
+        self.deliver(pkt, t);
     }
 
     /// An idle port with nothing queued and nothing watching its queue (no CP, no BA sensor, no
@@ -491,6 +573,13 @@ impl<'a> Sim<'a> {
 }
 
 impl Core<'_> {
+    /// The frames of fixed port `pi` (`enqueue_fixed`) whose transmission started before `t`
+    /// leave its queue (`Port::settle`).
+    #[inline]
+    pub(in crate::sim) fn settle(&mut self, pi: usize, t: SimTime) {
+        self.ports[pi].settle(t);
+    }
+
     /// Occupy port `pi` with a frame of `size` bytes from now; returns when its last bit leaves.
     /// Makes sure a TxDone comes when more frames wait.
     #[inline]

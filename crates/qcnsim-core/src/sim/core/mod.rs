@@ -190,6 +190,13 @@ pub(in crate::sim) const FLAG_GBN: u8 = 4;
 /// transmission starts at the source NIC, the flow's next frame may leave its rate limiter.
 pub(in crate::sim) const FLAG_QP: u8 = 8;
 
+/// A data frame waiting at a fixed port (`Port::fq`): when its transmission starts, its size.
+#[derive(Clone, Copy)]
+pub(in crate::sim) struct Dep {
+    pub(in crate::sim) start: SimTime,
+    pub(in crate::sim) size: u32,
+}
+
 /// Fields in the order of use (`repr(C)`): what the send of a frame reads and writes first, in
 /// four cache lines (the compiler's own order spread it over all six); statistics and rarely
 /// read settings last. Aligned to a cache line, so that every port's lines are the same.
@@ -215,6 +222,10 @@ pub(in crate::sim) struct Port {
     pub(in crate::sim) peer_is_switch: bool,
     /// The transmitting node is a switch (its data frames count as forwarded).
     pub(in crate::sim) from_switch: bool,
+    /// Each data frame's departure is computed when it is queued (`enqueue_fixed`: nothing can
+    /// change the order or the time at which this port's frames leave; set by `prepare_ports`).
+    /// The frames then wait in `fq` as (start, size), not in `q`.
+    pub(in crate::sim) fixed: bool,
     /// Flow control: frames waiting in `pq` plus flow-control frames waiting to be sent.
     pub(in crate::sim) fc_waiting: u32,
     pub(in crate::sim) busy_until: SimTime,
@@ -247,6 +258,10 @@ pub(in crate::sim) struct Port {
     pub(in crate::sim) pq_bytes: Vec<u64>,
     pub(in crate::sim) drop_frames: u64,
     pub(in crate::sim) drop_bytes: u64,
+    /// A fixed port's queue (`Port::fixed`): each waiting data frame's start of transmission and
+    /// size, in order; a frame leaves it when its start has passed (`Core::settle`). (A frame
+    /// that would start after the end of the run waits in `q` instead, as a frame.)
+    pub(in crate::sim) fq: VecDeque<Dep>,
 }
 
 impl Port {
@@ -266,7 +281,21 @@ impl Port {
 
     #[inline]
     pub(in crate::sim) fn q_frames(&self) -> usize {
-        self.q.len() + self.pq.iter().map(|q| q.len()).sum::<usize>()
+        self.q.len() + self.fq.len() + self.pq.iter().map(|q| q.len()).sum::<usize>()
+    }
+
+    /// A fixed port's frames (`Port::fq`) whose transmission started before `t` leave its
+    /// queue, each at its start (the queue's time integral as if it had been dequeued then).
+    #[inline(always)]
+    pub(in crate::sim) fn settle(&mut self, t: SimTime) {
+        while let Some(&Dep { start, size }) = self.fq.front() {
+            if start >= t {
+                break;
+            }
+            self.fq.pop_front();
+            self.track_q(start);
+            self.q_bytes -= size as u64;
+        }
     }
 
     #[inline]
@@ -417,6 +446,9 @@ pub(in crate::sim) struct Core<'a> {
     /// and the subsystem whose answers the shortcuts ignore.
     pub(in crate::sim) direct_on: bool,
     pub(in crate::sim) ignore_needs: Option<&'static str>,
+    /// Test switch of the fixed departures (`set_fixed_departures`), and the fixed ports.
+    pub(in crate::sim) fixed_on: bool,
+    pub(in crate::sim) fixed_ports: Vec<u32>,
 }
 
 impl Core<'_> {

@@ -123,6 +123,12 @@ impl Core<'_> {
     #[inline(never)]
     pub(in crate::sim) fn sample_queues(&mut self) {
         let t = self.now;
+        // a fixed port's frames that started before the sample have left (one starting now
+        // leaves after it: sim/fastpath.rs, `fixed_ports`)
+        for i in 0..self.fixed_ports.len() {
+            let p = self.fixed_ports[i] as usize;
+            self.settle(p, t);
+        }
         for &p in &self.rec.queue_ports {
             let port = &self.ports[p as usize];
             self.rec.q_t.push(t as i64);

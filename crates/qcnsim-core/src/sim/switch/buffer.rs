@@ -314,4 +314,8 @@ impl Needs for Buffers {
     fn watches_queue(&self, core: &Core, pi: usize) -> bool {
         core.ports[pi].cap == Capacity::Shared
     }
+    /// A frame's release from the shared memory when it leaves may pause other ports.
+    fn moves_departures(&self, core: &Core, pi: usize) -> bool {
+        core.ports[pi].cap == Capacity::Shared
+    }
 }

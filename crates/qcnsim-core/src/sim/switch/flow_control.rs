@@ -953,4 +953,12 @@ impl Needs for Fc {
     fn watches_queue(&self, core: &Core, pi: usize) -> bool {
         !core.ports[pi].pq.is_empty()
     }
+    /// A paused port holds its frames.
+    fn moves_departures(&self, _core: &Core, _pi: usize) -> bool {
+        self.on
+    }
+    /// PAUSE and PFC frames go to the sending hosts too.
+    fn sends_control(&self, _core: &Core, _fi: usize) -> bool {
+        self.on
+    }
 }

@@ -311,4 +311,8 @@ impl Needs for LinkState {
     fn receives(&self, core: &Core, fi: usize) -> bool {
         core.flows[fi].route == ROUTE_LOOKUP
     }
+    /// A failed link's port stops sending.
+    fn moves_departures(&self, _core: &Core, _pi: usize) -> bool {
+        true
+    }
 }
