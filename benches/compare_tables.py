@@ -83,11 +83,17 @@ def main() -> int:
     for label, old, new in res:
         # the same refusal by both builds (e.g. a variant whose events fall after a shortened
         # duration) is the same behaviour: said as such, not counted as a difference
-        refused = old.startswith("ERROR")
+        old_refused, new_refused = old.startswith("ERROR"), new.startswith("ERROR")
         same = old == new
         bad += not same
-        tables = 0 if refused else len(old.splitlines())
-        what = "refused by both" if refused else f"{tables} tables"
+        if old_refused and new_refused:
+            what = "refused by both" if same else "refused by both, with different messages"
+        elif old_refused:
+            what = "refused by the old build only (e.g. a scenario it cannot read)"
+        elif new_refused:
+            what = "refused by the new build only"
+        else:
+            what = f"{len(old.splitlines())} tables"
         print(f"{'identical' if same else 'DIFFERENT'}  {label}  ({what})")
         if not same:
             print("  old:", old.replace("\n", "\n       "))
