@@ -380,9 +380,9 @@ pub struct Scenario {
     pub qcn: QcnSpec,
     pub bcn: BcnSpec,
     pub dcqcn: dcqcn::DcqcnSpec,
-    /// `[cc.timely]` (read and checked; no `cc.mode` runs it yet: docs/models/timely.md).
+    /// `[cc.timely]` (`cc.mode = "timely"`: docs/models/timely.md).
     pub timely: timely::TimelySpec,
-    /// `[cc.swift]` (read and checked; no `cc.mode` runs it yet: docs/models/swift.md).
+    /// `[cc.swift]` (`cc.mode = "swift"`: docs/models/swift.md).
     pub swift: swift::SwiftSpec,
     /// `[cc.dctcp]` (docs/models/dctcp.md).
     pub dctcp: dctcp::DctcpSpec,
