@@ -97,8 +97,11 @@ def test_reproduce_all_quick_cli(tmp_path):
     assert html.index("id='overview'") < html.index(f"<h2 id='x-{names[0]}'>")
     imgs = re.findall(r"src='data:image/png;base64,([^']+)'", html)
     assert len(imgs) == len(set(imgs))
+    # the report grows with its experiments; what must not grow is each one's weight (about
+    # 0.6 MB each measured: 7.9 MB for 13 on 2026-11-24, 12.5 MB for 21 on 2026-11-27)
     size = (out / "report.html").stat().st_size
-    assert size < 12_000_000, f"report.html is {size / 1e6:.1f} MB"
+    per = size / len(names)
+    assert per < 700_000, f"report.html is {size / 1e6:.1f} MB, {per / 1e3:.0f} KB per experiment"
 
 
 @pytest.mark.parametrize("args,needle", [
