@@ -5,7 +5,10 @@
 //! `"swift"`.
 
 use super::reader::{Res, TableReader};
-use super::{bcn, dcqcn, dctcp, hpcc, qcn, swift, timely, CcMode, Scenario};
+use super::{
+    bcn, dcqcn, dctcp, hpcc, qcn, swift, timely, transport::Transport, CcMode, Scenario,
+    ScenarioError,
+};
 use serde_json::{Map, Value as Json};
 
 /// `[cc]` with its `qcn`, `bcn` and `dcqcn` sections (all read, whatever the mode), then the
@@ -100,8 +103,8 @@ pub(super) fn read(
     if sc.cc == CcMode::Dcqcn {
         dcqcn::check_dcqcn(sc)?;
     }
-    if sc.cc == CcMode::Dctcp {
-        dctcp::check_dctcp(sc)?;
+    if sc.cc.acked() {
+        check_acked(sc, sc.cc)?;
     }
     if sc.cc == CcMode::Hpcc {
         hpcc::check_hpcc(sc)?;
@@ -109,8 +112,40 @@ pub(super) fn read(
     if sc.cc == CcMode::Timely {
         timely::check_timely(sc)?;
     }
-    if sc.cc == CcMode::Swift {
-        timely::check_acked(sc, CcMode::Swift)?;
+    Ok(())
+}
+
+/// An end-to-end mode clocked by acknowledgements (`CcMode::acked`: DCTCP, HPCC, TIMELY, Swift):
+/// every flow is a unicast
+/// go-back-N flow (its sender reads go-back-N's acknowledgements).
+fn check_acked(sc: &Scenario, cc: CcMode) -> Res<()> {
+    let mode = format!("\"{}\"", cc.name());
+    for f in &sc.flows {
+        if f.group.is_some() {
+            return Err(ScenarioError::new(
+                "cc.mode",
+                mode,
+                format!(
+                    "\"qcn\", \"bcn\" or \"none\" with multicast flow {:?} (the receiver of \
+                     an acknowledged mode acknowledges one flow)",
+                    f.name
+                ),
+            ));
+        }
+        if f.transport != Transport::Gbn {
+            return Err(ScenarioError::new(
+                "cc.mode",
+                mode,
+                format!(
+                    "a mode without acknowledgements for flow {:?} (transport = \"udp\"), or \
+                     transport = \"gbn\" with a size for it: the sender of {} reads \
+                     go-back-N's acknowledgements (a long-lived flow: a size beyond what the run \
+                     carries)",
+                    f.name,
+                    cc.name()
+                ),
+            ));
+        }
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 use super::links::port_selection;
 use super::params::{self, spec, DCTCP};
 use super::reader::{Res, TableReader};
-use super::{transport::Transport, CcMode, Scenario, ScenarioError};
+use super::Scenario;
 use crate::proto::dctcp::{DctcpParams, Echo, MarkQueue, Threshold};
 
 /// The DCTCP configuration of a scenario. Windows are in MSS (the flow's frame): each flow's
@@ -117,39 +117,6 @@ pub(super) fn parse_dctcp(sc: &Scenario, t: &mut TableReader) -> Res<DctcpSpec> 
         rl_queue_bytes,
         cp_ports,
     })
-}
-
-/// DCTCP: every flow is a unicast go-back-N flow (its sender is clocked by go-back-N's
-/// acknowledgements), and fits its send queue.
-pub(super) fn check_dctcp(sc: &Scenario) -> Res<()> {
-    let mode = format!("\"{}\"", CcMode::Dctcp.name());
-    for f in &sc.flows {
-        if f.group.is_some() {
-            return Err(ScenarioError::new(
-                "cc.mode",
-                mode,
-                format!(
-                    "\"qcn\", \"bcn\" or \"none\" with multicast flow {:?} (DCTCP's receiver \
-                     acknowledges one flow)",
-                    f.name
-                ),
-            ));
-        }
-        if f.transport != Transport::Gbn {
-            return Err(ScenarioError::new(
-                "cc.mode",
-                mode,
-                format!(
-                    "a mode without acknowledgements for flow {:?} (transport = \"udp\"), or \
-                     transport = \"gbn\" with a size for it: DCTCP's sender is clocked by \
-                     go-back-N's acknowledgements (a long-lived flow: a size beyond what the run \
-                     carries)",
-                    f.name
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

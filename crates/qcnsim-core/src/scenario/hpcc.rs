@@ -11,7 +11,7 @@
 
 use super::params::{self, Kind, ParamSpec};
 use super::reader::{self, Res, TableReader};
-use super::{transport::Transport, CcMode, Scenario, ScenarioError};
+use super::{Scenario, ScenarioError};
 use crate::proto::ack::MAX_INT_HOPS;
 use crate::proto::hpcc::{w_ai_rule, HpccParams, QlenSample};
 use crate::units::{self, SimTime};
@@ -217,36 +217,11 @@ pub fn parse_hpcc(t: &mut TableReader) -> Res<HpccSpec> {
     })
 }
 
-/// HPCC: every flow is a unicast go-back-N flow (its sender is clocked by per-packet ACKs), its
-/// sender's line rate is at least `min_rate`, and its path crosses at most `MAX_INT_HOPS`
+/// HPCC (its flows unicast go-back-N flows: `cc::check_acked`): each sender's line rate is at
+/// least `min_rate`, and its path crosses at most `MAX_INT_HOPS`
 /// switch egress ports (one INT record each).
 pub(super) fn check_hpcc(sc: &Scenario) -> Res<()> {
-    let mode = format!("\"{}\"", CcMode::Hpcc.name());
     for (k, f) in sc.flows.iter().enumerate() {
-        if f.group.is_some() {
-            return Err(ScenarioError::new(
-                "cc.mode",
-                mode,
-                format!(
-                    "\"qcn\", \"bcn\" or \"none\" with multicast flow {:?} (HPCC's receiver \
-                     acknowledges one flow)",
-                    f.name
-                ),
-            ));
-        }
-        if f.transport != Transport::Gbn {
-            return Err(ScenarioError::new(
-                "cc.mode",
-                mode,
-                format!(
-                    "a mode without acknowledgements for flow {:?} (transport = \"udp\"), or \
-                     transport = \"gbn\" with a size for it: HPCC's sender is clocked by \
-                     per-packet acknowledgements (a long-lived flow: a size beyond what the run \
-                     carries)",
-                    f.name
-                ),
-            ));
-        }
         let nic = sc.links[f.path[0] / 2].rate_bps;
         sc.hpcc
             .check(nic, &format!("the source NIC of flow {:?}", f.name))?;

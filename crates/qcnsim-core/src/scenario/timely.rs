@@ -4,7 +4,7 @@
 
 use super::params::{self, spec, TM};
 use super::reader::{show, Res, TableReader};
-use super::{transport::Transport, CcMode, Scenario, ScenarioError};
+use super::{Scenario, ScenarioError};
 use crate::proto::timely::{Sampling, TimelyParams};
 use crate::units;
 use serde_json::Value as Json;
@@ -119,10 +119,9 @@ fn read_start_rate(t: &mut TableReader) -> Res<(Option<f64>, Vec<f64>)> {
     Ok((r, list))
 }
 
-/// `cc.mode = "timely"`: the flows' checks of an acknowledged mode, and a list of start rates
-/// has one rate per flow.
+/// `cc.mode = "timely"`: a list of start rates has one rate per flow (the flows' checks of an
+/// acknowledged mode are `cc::check_acked`'s).
 pub(super) fn check_timely(sc: &Scenario) -> Res<()> {
-    check_acked(sc, CcMode::Timely)?;
     let n = sc.timely.start_rates.len();
     if n > 0 && n != sc.flows.len() {
         return Err(ScenarioError::new(
@@ -134,40 +133,6 @@ pub(super) fn check_timely(sc: &Scenario) -> Res<()> {
                 sc.flows.len()
             ),
         ));
-    }
-    Ok(())
-}
-
-/// An end-to-end mode clocked by acknowledgements (TIMELY, Swift): every flow is a unicast
-/// go-back-N flow (its sender reads go-back-N's acknowledgements).
-pub(super) fn check_acked(sc: &Scenario, cc: CcMode) -> Res<()> {
-    let mode = format!("\"{}\"", cc.name());
-    for f in &sc.flows {
-        if f.group.is_some() {
-            return Err(ScenarioError::new(
-                "cc.mode",
-                mode,
-                format!(
-                    "\"qcn\", \"bcn\" or \"none\" with multicast flow {:?} (the receiver of \
-                     an acknowledged mode acknowledges one flow)",
-                    f.name
-                ),
-            ));
-        }
-        if f.transport != Transport::Gbn {
-            return Err(ScenarioError::new(
-                "cc.mode",
-                mode,
-                format!(
-                    "a mode without acknowledgements for flow {:?} (transport = \"udp\"), or \
-                     transport = \"gbn\" with a size for it: the sender of {} reads \
-                     go-back-N's acknowledgements (a long-lived flow: a size beyond what the run \
-                     carries)",
-                    f.name,
-                    cc.name()
-                ),
-            ));
-        }
     }
     Ok(())
 }
