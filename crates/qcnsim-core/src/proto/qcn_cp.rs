@@ -223,13 +223,16 @@ pub fn quantize(p: &CpParams, fb: f64) -> u8 {
     }
 }
 
-/// The state of one congestion point.
+/// The state of one congestion point. `repr(C)`, the byte countdown first: the field every
+/// enqueue reads, on the line of the simulator's CP slot tag (docs/performance.md, "Cost per
+/// event by fabric size").
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Cp {
-    /// Q at the previous sample instant, bytes (0 before the first sample).
-    q_old: u64,
     /// Bytes still to be enqueued before the next sample; a sample happens when it goes < 0.
     time_to_mark: f64,
+    /// Q at the previous sample instant, bytes (0 before the first sample).
+    q_old: u64,
     /// Stream for the sampling jitter.
     rng: Rng,
     /// Sample instants so far, and those whose Fb was negative (the multicast study's readings

@@ -104,6 +104,7 @@ impl<'a> Core<'a> {
                 q: VecDeque::with_capacity(if pfc_classes > 0 { 0 } else { 64 }),
                 ctrl: VecDeque::new(),
                 pq: (0..pfc_classes).map(|_| VecDeque::new()).collect(),
+                pfc: pfc_classes > 0,
                 pq_bytes: vec![0; pfc_classes],
                 fc_waiting: 0,
                 q_bytes: 0,
@@ -286,6 +287,7 @@ impl<'a> Core<'a> {
             ignore_needs: None,
             fixed_on: true,
             fixed_ports: Vec::new(),
+            hops: Vec::new(),
         }
     }
 }
@@ -316,6 +318,7 @@ impl<'a> Sim<'a> {
             gbn,
             links: links::LinkState::build(sc),
         };
+        sim.core.build_hops();
         sim.start();
         sim
     }

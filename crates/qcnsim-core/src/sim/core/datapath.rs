@@ -169,7 +169,7 @@ impl<'a> Sim<'a> {
             self.hook_special_arrives(pi, flow);
         }
         let port = &mut self.core.ports[pi];
-        let pfc = !port.pq.is_empty();
+        let pfc = port.pfc;
         let fits = if pfc {
             port.class_fits(self.core.flows[flow as usize].class as usize, size)
         } else {
@@ -463,6 +463,13 @@ impl<'a> Sim<'a> {
         let (flow, at) = (pk.flow, pk.at);
         if pk.kind == KIND_DATA {
             let hop = pk.hop + 1;
+            // a flow on its fixed path: the port from its hop record, one line
+            let h = &self.core.hops[flow as usize];
+            if (hop as u32) < h.n {
+                pk.hop = hop;
+                let port = h.path[hop as usize] as usize;
+                return self.enqueue_data(port, pkt);
+            }
             let f = &self.core.flows[flow as usize];
             if f.mc != NONE {
                 self.mc_forward(pkt);

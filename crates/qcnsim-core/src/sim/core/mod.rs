@@ -190,6 +190,25 @@ pub(in crate::sim) const FLAG_GBN: u8 = 4;
 /// transmission starts at the source NIC, the flow's next frame may leave its rate limiter.
 pub(in crate::sim) const FLAG_QP: u8 = 8;
 
+/// What a switch reads of a data frame's flow to forward it (`Core::hops`, one per flow, built by
+/// `Core::build_hops` once the flows are built): the ports of the flow's path inline, in a dense
+/// array of half cache lines apart from the flows' other state, so that a frame-hop at a switch
+/// reads one line of its flow instead of three (the flow's `mc` and `route` on two lines and the
+/// path's own allocation; docs/performance.md, "Cost per event by fabric size").
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(32))]
+pub(in crate::sim) struct HopRec {
+    /// The first `n` ports of the flow's path.
+    pub(in crate::sim) path: [u32; HOP_INLINE],
+    /// The path's length when the flow follows its fixed path ([`ROUTE_PATH`], unicast) and the
+    /// path fits inline; 0 otherwise (the switch then reads the flow itself).
+    pub(in crate::sim) n: u32,
+}
+
+/// Ports of a path kept inline in a [`HopRec`] (a fat-tree's longest path has 6).
+pub(in crate::sim) const HOP_INLINE: usize = 7;
+const _: () = assert!(std::mem::size_of::<HopRec>() == 32);
+
 /// A data frame waiting at a fixed port (`Port::fq`): when its transmission starts, its size.
 #[derive(Clone, Copy)]
 pub(in crate::sim) struct Dep {
@@ -197,10 +216,15 @@ pub(in crate::sim) struct Dep {
     pub(in crate::sim) size: u32,
 }
 
-/// Fields in the order of use (`repr(C)`): what the send of a frame reads and writes first, in
-/// four cache lines (the compiler's own order spread it over all six); statistics and rarely
-/// read settings last. Aligned to a cache line, so that every port's lines are the same.
-#[repr(C, align(64))]
+/// Fields in the order of use (`repr(C)`), in two pairs of cache lines: what a frame-hop at a
+/// switch port reads and writes on its arrival, its enqueue and its send (the flags, the CP and
+/// sensor slots, the wire times, the queue and its length) in the first 128 bytes; the queue's
+/// time integral, the counters, the capacity, the control queue and a fixed port's queue in the
+/// next 128; the rarely read settings and statistics after them. Aligned to 128 bytes, the pair
+/// of lines the processor's adjacent-line prefetcher fetches together, so that a cold port costs
+/// two misses where its six lines cost up to five (docs/performance.md, "Cost per event by
+/// fabric size").
+#[repr(C, align(128))]
 pub(in crate::sim) struct Port {
     pub(in crate::sim) cp: u32,
     /// Index of the port's BA sensor, or NONE.
@@ -226,8 +250,8 @@ pub(in crate::sim) struct Port {
     /// change the order or the time at which this port's frames leave; set by `prepare_ports`).
     /// The frames then wait in `fq` as (start, size), not in `q`.
     pub(in crate::sim) fixed: bool,
-    /// Flow control: frames waiting in `pq` plus flow-control frames waiting to be sent.
-    pub(in crate::sim) fc_waiting: u32,
+    /// PFC: data frames wait in `pq`, one queue per priority (`pq` is not empty).
+    pub(in crate::sim) pfc: bool,
     pub(in crate::sim) busy_until: SimTime,
     pub(in crate::sim) last_tx: SimTime,
     /// Idle time after the frame of `last_size` (the inter-frame gap at the current rate).
@@ -236,33 +260,41 @@ pub(in crate::sim) struct Port {
     /// (propagation + extra delay line + the peer switch's latency).
     pub(in crate::sim) to_peer_queue: SimTime,
     pub(in crate::sim) q: VecDeque<u32>,
-    pub(in crate::sim) ctrl: VecDeque<u32>,
-    pub(in crate::sim) cap: Capacity,
-    /// PFC: one data queue per priority and its bytes (empty otherwise; then `q` is used).
-    pub(in crate::sim) pq: Vec<VecDeque<u32>>,
     pub(in crate::sim) q_bytes: u64,
     pub(in crate::sim) max_q_bytes: u64,
-    // statistics
-    pub(in crate::sim) tx_frames: u64,
-    pub(in crate::sim) tx_bytes: u64,
     pub(in crate::sim) q_last_t: SimTime,
+    pub(in crate::sim) tx_frames: u64,
+    // (the second pair of lines)
     /// Integral of the queue length over time, byte·ps.
     pub(in crate::sim) q_area: u128,
+    pub(in crate::sim) tx_bytes: u64,
+    pub(in crate::sim) cap: Capacity,
     /// Propagation only (to a host).
     pub(in crate::sim) prop: SimTime,
-    pub(in crate::sim) rate: f64,
-    pub(in crate::sim) node: u32,
-    /// Wire overhead of every frame on this link, bytes: before it (preamble) and after it (IFG).
-    pub(in crate::sim) preamble: u32,
-    pub(in crate::sim) ifg: u32,
-    pub(in crate::sim) pq_bytes: Vec<u64>,
-    pub(in crate::sim) drop_frames: u64,
-    pub(in crate::sim) drop_bytes: u64,
+    pub(in crate::sim) ctrl: VecDeque<u32>,
     /// A fixed port's queue (`Port::fixed`): each waiting data frame's start of transmission and
     /// size, in order; a frame leaves it when its start has passed (`Core::settle`). (A frame
     /// that would start after the end of the run waits in `q` instead, as a frame.)
     pub(in crate::sim) fq: VecDeque<Dep>,
+    pub(in crate::sim) rate: f64,
+    /// Flow control: frames waiting in `pq` plus flow-control frames waiting to be sent.
+    pub(in crate::sim) fc_waiting: u32,
+    /// Wire overhead of every frame on this link, bytes: before it (preamble) and after it (IFG).
+    pub(in crate::sim) preamble: u32,
+    // (rarely read)
+    pub(in crate::sim) ifg: u32,
+    pub(in crate::sim) node: u32,
+    /// PFC: one data queue per priority and its bytes (empty otherwise; then `q` is used).
+    pub(in crate::sim) pq: Vec<VecDeque<u32>>,
+    pub(in crate::sim) pq_bytes: Vec<u64>,
+    // statistics
+    pub(in crate::sim) drop_frames: u64,
+    pub(in crate::sim) drop_bytes: u64,
 }
+
+/// The first 128 bytes of a [`Port`] hold what a frame-hop touches first (see its doc).
+const _: () = assert!(std::mem::offset_of!(Port, tx_frames) == 120);
+const _: () = assert!(std::mem::offset_of!(Port, preamble) < 256);
 
 impl Port {
     /// Cache the wire times of a frame of `size` bytes at the current rate: until its last bit
@@ -411,6 +443,8 @@ pub(in crate::sim) struct Core<'a> {
     pub(in crate::sim) free: Vec<u32>,
     pub(in crate::sim) ports: Vec<Port>,
     pub(in crate::sim) flows: Vec<Flow>,
+    /// Per flow, what a switch reads to forward its data frames ([`HopRec`]).
+    pub(in crate::sim) hops: Vec<HopRec>,
     pub(in crate::sim) rec: Recorder,
     pub(in crate::sim) events: u64,
     pub(in crate::sim) frames_forwarded: u64,
@@ -452,6 +486,23 @@ pub(in crate::sim) struct Core<'a> {
 }
 
 impl Core<'_> {
+    /// The flows' [`HopRec`]s, from their paths, routing and multicast membership (after every
+    /// subsystem's build: multicast sets `Flow::mc`).
+    pub(in crate::sim) fn build_hops(&mut self) {
+        self.hops = self
+            .flows
+            .iter()
+            .map(|f| {
+                let mut h = HopRec::default();
+                if f.mc == NONE && f.route == ROUTE_PATH && f.path.len() <= HOP_INLINE {
+                    h.path[..f.path.len()].copy_from_slice(&f.path);
+                    h.n = f.path.len() as u32;
+                }
+                h
+            })
+            .collect();
+    }
+
     /// A finite unicast flow finished at `t` (its last byte arrives then). In drain mode the
     /// last one ends the run at `t` (at the earliest at `meta.duration`: arrivals go on until
     /// then). Once per flow: off the frame path.
