@@ -603,6 +603,21 @@ impl<E: Copy + Default> EventQueue<E> {
         }
     }
 
+    /// The calendar's first two events, when it holds them: the first (the next to pop, unless
+    /// the heap or the wheel holds an earlier one or an event is pushed before it) and the one
+    /// after it in its bucket (`None` when it is alone there). A hint for prefetching: no order
+    /// is promised.
+    #[inline(always)]
+    pub fn peek_two(&self) -> (Option<E>, Option<E>) {
+        if self.near == 0 {
+            return (None, None);
+        }
+        let (_, n, node) = self.head();
+        let next = self.links[next_of(n)];
+        let second = (next != NIL).then(|| self.nodes[next as usize & (CAP - 1)].ev);
+        (Some(node.ev), second)
+    }
+
     /// Kept for API compatibility: the earliest event is always removed at once.
     #[inline]
     pub fn settle(&mut self) {}

@@ -555,7 +555,8 @@ impl Cm {
         } else {
             // `cc.feedback_latency`: the message enters the CP switch's control queue later, as
             // if it arrived there (routed towards the source then).
-            core.q.push(now + latency, Ev::SwitchArrive { pkt });
+            core.q
+                .push(now + latency, Ev::SwitchArrive { pkt, flow: NONE });
             None
         }
     }

@@ -28,6 +28,9 @@ pub(in crate::sim) enum Ev {
     /// A frame has been received by a switch and passed its forwarding latency.
     SwitchArrive {
         pkt: u32,
+        /// The frame's flow (for the event loop's prefetch of its hop record; `NONE` for a
+        /// control frame).
+        flow: u32,
     },
     /// An egress port finished a frame and has more waiting.
     TxDone {
