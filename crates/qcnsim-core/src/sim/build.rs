@@ -288,6 +288,7 @@ impl<'a> Core<'a> {
             fixed_on: true,
             fixed_ports: Vec::new(),
             hops: Vec::new(),
+            prefetch: None,
         }
     }
 }

@@ -318,6 +318,13 @@ impl<'a> Sim<'a> {
         self.core.direct_on = on;
     }
 
+    /// Prefetch the next events' state in the event loop (`Some(true)`), or not
+    /// (`Some(false)`), whatever the fabric's size (`None`, the default: from
+    /// `PREFETCH_PORTS` ports). Tables are the same either way, which a test checks.
+    pub fn set_prefetch(&mut self, on: Option<bool>) {
+        self.core.prefetch = on;
+    }
+
     /// Fix no departure at enqueue: every frame waits in its queue and leaves by a
     /// transmission-done (slower; the default must give identical results, which a test
     /// checks).

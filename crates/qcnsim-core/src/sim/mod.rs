@@ -62,7 +62,10 @@ impl<'a> Sim<'a> {
         let mut last_report = 0.0f64;
         self.prepare_ports();
         // a fabric whose state outgrows the caches prefetches the next events' (engine/prefetch.rs)
-        let prefetch = self.core.ports.len() >= PREFETCH_PORTS;
+        let prefetch = self
+            .core
+            .prefetch
+            .unwrap_or(self.core.ports.len() >= PREFETCH_PORTS);
         loop {
             if prefetch {
                 self.event_loop::<true>(progress, wall, &mut last_report)?;

@@ -485,6 +485,8 @@ pub(in crate::sim) struct Core<'a> {
     pub(in crate::sim) ignore_needs: Option<&'static str>,
     /// Test switch of the fixed departures (`set_fixed_departures`), and the fixed ports.
     pub(in crate::sim) fixed_on: bool,
+    /// Test switch of the event loop's prefetch (`set_prefetch`; `None`: by the fabric's size).
+    pub(in crate::sim) prefetch: Option<bool>,
     pub(in crate::sim) fixed_ports: Vec<u32>,
 }
 
