@@ -67,11 +67,7 @@ impl<'a> Sim<'a> {
             .prefetch
             .unwrap_or(self.core.ports.len() >= PREFETCH_PORTS);
         loop {
-            if prefetch {
-                self.event_loop::<true>(progress, wall, &mut last_report)?;
-            } else {
-                self.event_loop::<false>(progress, wall, &mut last_report)?;
-            }
+            self.event_loop(prefetch, progress, wall, &mut last_report)?;
             // the queue is empty or beyond the end: the slot's last transmissions within it (a
             // loop only for the guard: they never make events)
             if !self.fire_slot(self.core.end, u64::MAX) {
@@ -99,17 +95,20 @@ impl<'a> Sim<'a> {
     /// if the slot's guard fired at the end): inside a loop in `run` the compiler kept fewer
     /// values in registers (1.6 % more instructions on benchmark 1).
     ///
-    /// With `PREFETCH` (a large fabric) each event first prefetches what the next two will
-    /// touch (`prefetch_next`); a separate copy of the loop, so that a small run pays nothing.
+    /// With `prefetch` (a large fabric) each event first prefetches what the next two will
+    /// touch (`prefetch_next`, out of line; a small run pays one test of a register per event:
+    /// two copies of the loop, one with it, stopped the compiler inlining the pop and the
+    /// sources into either, 8 % more instructions on the greedy dumbbell).
     #[inline(never)]
-    fn event_loop<const PREFETCH: bool>(
+    fn event_loop(
         &mut self,
+        prefetch: bool,
         progress: &mut dyn FnMut(f64) -> bool,
         wall: Instant,
         last_report: &mut f64,
     ) -> Result<(), RunError> {
         while let Some((t, ev)) = self.core.q.take_min() {
-            if PREFETCH {
+            if prefetch {
                 self.prefetch_next();
             }
             // the slot's transmission-done, when it comes first

@@ -463,7 +463,7 @@ impl<'a> Sim<'a> {
     /// event ago, the egress port the arriving frame will be queued at, or the head of the
     /// queue a transmission-done will send from. Hints only: nothing here changes state, and
     /// an event that turns out not to come next costs a few useless loads.
-    #[inline(always)]
+    #[inline(never)]
     pub(in crate::sim) fn prefetch_next(&self) {
         let c = &self.core;
         let (next, after) = c.q.peek_two();
