@@ -472,10 +472,13 @@ impl<'a> Sim<'a> {
                 prefetch(c.pkts.as_ptr().wrapping_add(pkt as usize));
                 prefetch(c.hops.as_ptr().wrapping_add(flow as usize));
             }
-            Some(Ev::TxDone { port }) => {
-                let p = c.ports.as_ptr().wrapping_add(port as usize);
-                prefetch(p);
-                prefetch((p as *const u8).wrapping_add(128));
+            Some(Ev::TxDone { port }) => Self::prefetch_port(c, port as usize),
+            Some(Ev::Gen { flow } | Ev::RlRelease { flow, .. }) => {
+                // a source's frame: the flow's first four lines
+                let f = c.flows.as_ptr().wrapping_add(flow as usize) as *const u8;
+                for k in 0..4 {
+                    prefetch(f.wrapping_add(64 * k));
+                }
             }
             _ => {}
         }
@@ -487,10 +490,7 @@ impl<'a> Sim<'a> {
                 };
                 let hop = pk.hop as u32 + 1;
                 if pk.kind == KIND_DATA && hop < h.n {
-                    let port = h.path[hop as usize] as usize;
-                    let p = c.ports.as_ptr().wrapping_add(port);
-                    prefetch(p);
-                    prefetch((p as *const u8).wrapping_add(128));
+                    Self::prefetch_port(c, h.path[hop as usize] as usize);
                 }
             }
             Some(Ev::TxDone { port }) => {
@@ -499,6 +499,15 @@ impl<'a> Sim<'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Prefetch the four lines of port `pi` that a frame-hop touches (`Port`'s first 256 bytes).
+    #[inline(always)]
+    fn prefetch_port(c: &Core, pi: usize) {
+        let p = c.ports.as_ptr().wrapping_add(pi) as *const u8;
+        for k in 0..4 {
+            prefetch(p.wrapping_add(64 * k));
         }
     }
 
