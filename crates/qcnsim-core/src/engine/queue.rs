@@ -603,32 +603,39 @@ impl<E: Copy + Default> EventQueue<E> {
         }
     }
 
-    /// The calendar's first two events, when it holds them: the first (the next to pop, unless
-    /// the heap or the wheel holds an earlier one or an event is pushed before it) and the one
-    /// after it (in its bucket, or at the head of a later bucket of the same bitmap word;
-    /// `None` when there is none there). Prefetches the node after that, the second event at
-    /// the next call. A hint for prefetching: no order is promised.
+    /// The calendar's first `N` events, as far as it holds them: the first (the next to pop,
+    /// unless the heap or the wheel holds an earlier one or an event is pushed before it) and
+    /// those after it (in its bucket, then at the heads of later buckets of the same bitmap
+    /// word); `None` beyond. Prefetches the node after them, read at the next call. A hint for
+    /// prefetching: no order is promised.
     #[inline(always)]
-    pub fn peek_two(&self) -> (Option<E>, Option<E>) {
+    pub fn peek<const N: usize>(&self) -> [Option<E>; N] {
+        let mut out = [None; N];
         if self.near == 0 {
-            return (None, None);
+            return out;
         }
-        let (i, n, node) = self.head();
-        let mut next = self.links[next_of(n)];
-        if next == NIL {
-            // the first node of the next non-empty bucket in this word of the bitmap
-            let m = self.bits[i / 64] & (!1u64).wrapping_shl(i as u32 % 64);
-            if m == 0 {
-                return (Some(node.ev), None);
+        let (i, mut n, node) = self.head();
+        out[0] = Some(node.ev);
+        let mut b = i;
+        for k in 1..=N {
+            let mut next = self.links[next_of(n)];
+            if next == NIL {
+                // the first node of the next non-empty bucket in this word of the bitmap
+                let m = self.bits[b / 64] & (!1u64).wrapping_shl(b as u32 % 64);
+                if m == 0 {
+                    break;
+                }
+                b = (b & !63) + m.trailing_zeros() as usize;
+                next = self.links[b & (NB_MAX - 1)];
             }
-            next = self.links[(i & !63) + m.trailing_zeros() as usize];
+            n = next as usize & (CAP - 1);
+            if k == N {
+                crate::engine::prefetch(&self.nodes[n]);
+            } else {
+                out[k] = Some(self.nodes[n].ev);
+            }
         }
-        let second = &self.nodes[next as usize & (CAP - 1)];
-        let third = self.links[next_of(next as usize)];
-        if third != NIL {
-            crate::engine::prefetch(&self.nodes[third as usize & (CAP - 1)]);
-        }
-        (Some(node.ev), Some(second.ev))
+        out
     }
 
     /// Kept for API compatibility: the earliest event is always removed at once.

@@ -458,16 +458,17 @@ impl<'a> Sim<'a> {
     }
 
     /// Prefetch what the next events will touch (the event loop of a large fabric calls this
-    /// after each pop, before the event runs): for the event after next, a switch arrival's
-    /// frame and hop record, or a port; for the next event, whose lines that brought in one
-    /// event ago, the egress port the arriving frame will be queued at, or the head of the
-    /// queue a transmission-done will send from. Hints only: nothing here changes state, and
+    /// after each pop, before the event runs): for the third event from now, a switch arrival's
+    /// frame and hop record, a port, or a source's flow; for the second, whose lines that
+    /// brought in one event ago, the egress port the arriving frame will be queued at, or the
+    /// head of the queue a transmission-done will send from. (One event ahead the lines often
+    /// had not arrived.) Hints only: nothing here changes state, and
     /// an event that turns out not to come next costs a few useless loads.
     #[inline(never)]
     pub(in crate::sim) fn prefetch_next(&self) {
         let c = &self.core;
-        let (next, after) = c.q.peek_two();
-        match after {
+        let [_, after, later] = c.q.peek::<3>();
+        match later {
             Some(Ev::SwitchArrive { pkt, flow }) => {
                 prefetch(c.pkts.as_ptr().wrapping_add(pkt as usize));
                 prefetch(c.hops.as_ptr().wrapping_add(flow as usize));
@@ -482,7 +483,7 @@ impl<'a> Sim<'a> {
             }
             _ => {}
         }
-        match next {
+        match after {
             Some(Ev::SwitchArrive { pkt, flow }) => {
                 let (Some(pk), Some(h)) = (c.pkts.get(pkt as usize), c.hops.get(flow as usize))
                 else {
