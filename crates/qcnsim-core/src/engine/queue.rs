@@ -614,28 +614,36 @@ impl<E: Copy + Default> EventQueue<E> {
         if self.near == 0 {
             return out;
         }
-        let (i, mut n, node) = self.head();
+        let (mut b, mut n, node) = self.head();
         out[0] = Some(node.ev);
-        let mut b = i;
-        for k in 1..=N {
-            let mut next = self.links[next_of(n)];
-            if next == NIL {
-                // the first node of the next non-empty bucket in this word of the bitmap
-                let m = self.bits[b / 64] & (!1u64).wrapping_shl(b as u32 % 64);
-                if m == 0 {
-                    break;
-                }
-                b = (b & !63) + m.trailing_zeros() as usize;
-                next = self.links[b & (NB_MAX - 1)];
-            }
-            n = next as usize & (CAP - 1);
-            if k == N {
-                crate::engine::prefetch(&self.nodes[n]);
-            } else {
-                out[k] = Some(self.nodes[n].ev);
-            }
+        for slot in out.iter_mut().skip(1) {
+            let Some(m) = self.node_after(&mut b, n) else {
+                return out;
+            };
+            n = m;
+            *slot = Some(self.nodes[n].ev);
+        }
+        if let Some(m) = self.node_after(&mut b, n) {
+            crate::engine::prefetch(&self.nodes[m]);
         }
         out
+    }
+
+    /// The calendar node after node `n` of bucket `b`: the next in its list, or the first of
+    /// the next non-empty bucket in the same word of the bitmap (then `b` becomes that bucket);
+    /// `None` beyond (for [`EventQueue::peek`]).
+    #[inline(always)]
+    fn node_after(&self, b: &mut usize, n: usize) -> Option<usize> {
+        let next = self.links[next_of(n)];
+        if next != NIL {
+            return Some(next as usize & (CAP - 1));
+        }
+        let m = self.bits[*b / 64] & (!1u64).wrapping_shl(*b as u32 % 64);
+        if m == 0 {
+            return None;
+        }
+        *b = (*b & !63) + m.trailing_zeros() as usize;
+        Some(self.links[*b & (NB_MAX - 1)] as usize & (CAP - 1))
     }
 
     /// Kept for API compatibility: the earliest event is always removed at once.
