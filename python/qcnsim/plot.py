@@ -177,13 +177,15 @@ def _series_plot(
         if label:
             ax.set_title(label, fontsize="small")
         ax.grid(True, alpha=0.3)
-        ax.set_ylim(bottom=0)
         if k % cols == 0:
             ax.set_ylabel(ylabel, fontsize="small")
         if k + cols >= len(rl):
             ax.set_xlabel(f"time ({unit})", fontsize="small")
             ax.xaxis.set_tick_params(labelbottom=True)
         ax.tick_params(labelsize="small")
+    # once every panel has its data: the shared axis then spans all of them (a limit set while
+    # drawing the first panel froze the axis at that panel's range and cut the others' peaks)
+    flat[0].set_ylim(bottom=0)
     handles, labels = [], []
     for ax in flat[:len(rl)]:
         for h, lab in zip(*ax.get_legend_handles_labels()):
