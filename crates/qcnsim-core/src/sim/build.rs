@@ -286,6 +286,8 @@ impl<'a> Core<'a> {
             ignore_needs: None,
             fixed_on: true,
             fixed_ports: Vec::new(),
+            gated_run: true,
+            gate_skip_on: true,
         }
     }
 }

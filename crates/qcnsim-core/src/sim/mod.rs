@@ -58,7 +58,13 @@ impl<'a> Sim<'a> {
         let mut last_report = 0.0f64;
         self.prepare_ports();
         loop {
-            self.event_loop(progress, wall, &mut last_report)?;
+            // the loop that asks windows at departures from rate limiters only when a flow has
+            // one (sim/fastpath.rs)
+            if self.core.gated_run {
+                self.event_loop::<true>(progress, wall, &mut last_report)?;
+            } else {
+                self.event_loop::<false>(progress, wall, &mut last_report)?;
+            }
             // the queue is empty or beyond the end: the slot's last transmissions within it (a
             // loop only for the guard: they never make events)
             if !self.fire_slot(self.core.end, u64::MAX) {
@@ -84,9 +90,11 @@ impl<'a> Sim<'a> {
     /// The event loop: every event up to the end, in `(time, seq)` order, with the
     /// transmission-done slot's events in theirs. A function of its own, called once (again only
     /// if the slot's guard fired at the end): inside a loop in `run` the compiler kept fewer
-    /// values in registers (1.6 % more instructions on benchmark 1).
+    /// values in registers (1.6 % more instructions on benchmark 1). `GATED`: some flow's
+    /// departures from its rate limiter are gated by a window (or its frames carry INT bytes):
+    /// `Core::gated_run`; the loop without it tests neither per frame.
     #[inline(never)]
-    fn event_loop(
+    fn event_loop<const GATED: bool>(
         &mut self,
         progress: &mut dyn FnMut(f64) -> bool,
         wall: Instant,
@@ -104,7 +112,7 @@ impl<'a> Sim<'a> {
             }
             self.core.now = t;
             self.core.events += 1;
-            self.dispatch(ev);
+            self.dispatch::<GATED>(ev);
             if self.core.events & 0xFFFF == 0 {
                 self.every_65536(progress, wall, last_report)?;
             }
@@ -175,10 +183,10 @@ impl<'a> Sim<'a> {
     // Always inlined into the event loop: as a call it costs about 6 % more instructions per
     // event (docs/performance.md, "Shared-buffer switches").
     #[inline(always)]
-    fn dispatch(&mut self, ev: Ev) {
+    fn dispatch<const GATED: bool>(&mut self, ev: Ev) {
         match ev {
-            Ev::Gen { flow } => self.on_gen(flow as usize),
-            Ev::RlRelease { flow, gen } => self.on_rl_timer(flow, gen),
+            Ev::Gen { flow } => self.on_gen::<GATED>(flow as usize),
+            Ev::RlRelease { flow, gen } => self.on_rl_timer::<GATED>(flow, gen),
             Ev::SwitchArrive { pkt } => self.on_switch_arrive(pkt),
             Ev::TxDone { port } => {
                 self.core.ports[port as usize].txdone_pending = false;

@@ -457,6 +457,7 @@ impl<'a> Sim<'a> {
         }
     }
 
+    #[inline(always)]
     pub(in crate::sim) fn on_switch_arrive(&mut self, pkt: u32) {
         // (the fields read one by one: a copy of the whole frame went through the stack)
         let pk = &mut self.core.pkts[pkt as usize];
