@@ -96,7 +96,7 @@ impl TimelyFlow {
         let last = self.n > 0 && ack.next_expected >= self.n && ack.acked_bytes > 0;
         let c = if last && self.p.sampling == Sampling::Segment {
             // the message's end completes its last (possibly partial) segment: one sample
-            self.s.on_rtt_sample(&self.p, ack.rtt())
+            self.s.on_rtt_sample(&self.p, ack.now, ack.rtt())
         } else {
             self.s.on_ack(&self.p, ack)
         };
