@@ -44,6 +44,38 @@ fn ai_per_rtt_us(n: usize) -> f64 {
 /// serialised twice at 10 Gb/s.
 const BASE_RTT_US: f64 = 8.0 + 2.0 * 1.2 + 2.0 * 0.0512;
 
+/// The transport's window check (`cc.swift.window_check`): with a window pinned at 1.5 packets
+/// (min_cwnd = max_cwnd = start_cwnd = 1.5, so no pacing), one flow alone has one frame in
+/// flight per round trip with `"after_send"` (htsim's Swift: it sends while `_last_acked + cwnd
+/// >= _highest_sent + mss`) and two with `"before_send"` (a frame left while the bytes in flight
+/// before it were below the window): its throughput is one 1500 B frame per unloaded RTT
+/// (10.5 µs: 1.14 Gb/s), and twice that.
+#[test]
+fn a_window_of_one_and_a_half_packets_has_one_in_flight() {
+    let pin = "[cc.swift]\nmin_cwnd = 1.5\nmax_cwnd = 1.5\nstart_cwnd = 1.5\n";
+    let rate = |check: &str| {
+        let ov = format!("cc.swift.window_check={check}");
+        let out = run(
+            &incast(1, "100GB", pin),
+            &[ov.as_str(), "meta.duration=5ms"],
+            None,
+        );
+        let f = table(&out, "flows");
+        assert_eq!(f64s(f, "swift_cwnd_max"), &[1.5]);
+        i64s(f, "rx_bytes")[0] as f64 * 8.0 / 5e-3
+    };
+    let (after, before) = (rate("after_send"), rate("before_send"));
+    let one_per_rtt = 1500.0 * 8.0 / (BASE_RTT_US * 1e-6);
+    assert!(
+        (after / one_per_rtt - 1.0).abs() < 0.02,
+        "after_send: {after} bit/s, one frame per RTT {one_per_rtt}"
+    );
+    assert!(
+        (before / after - 2.0).abs() < 0.05,
+        "before_send {before}, after_send {after}"
+    );
+}
+
 #[test]
 fn incast_fabric_delay_settles_at_the_target() {
     // Swift (Kumar et al., SIGCOMM 2020): the fabric window keeps each flow's fabric delay at
