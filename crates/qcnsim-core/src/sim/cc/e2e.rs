@@ -16,7 +16,8 @@
 //!   time `t`), go-back-N's verdict and the frame's CE bit go to the receiver's echo state
 //!   (proto/dctcp.rs `Receiver`: an ACK every `transport.ack_interval` frames and at the last
 //!   frame, and with DCTCP's Figure 10 at once when the CE bit changes); each ACK is a control
-//!   frame of `transport.ack_frame` bytes made now and sent at `t` (`Ev::AckOut`) through the
+//!   frame of `transport.ack_frame` bytes made now and sent at `t` (`Ev::AckOut`; for Swift's
+//!   flows at `t + cc.swift.rx_delay`, the receiving host's delay) through the
 //!   receiver NIC's strict-priority control queue towards the source, like go-back-N's own ACKs.
 //!   What it echoes (the covered frames, how many were CE, the newest one's send time, its hops
 //!   and telemetry) waits in a per-frame store indexed by the ACK's slot. A NACK echoes nothing.
@@ -170,6 +171,9 @@ pub(in crate::sim) struct E2eState {
     /// Per acknowledged flow: the receiver's delayed-ACK timer, and what the newest frame it
     /// counted would echo (its send time, hops, telemetry).
     ack_timer: Vec<LazyTimer>,
+    /// Per acknowledged flow: the receiving host's delay before an ACK or NACK it makes leaves
+    /// (`cc.swift.rx_delay` for Swift's flows; 0 otherwise).
+    rx_delay: Vec<SimTime>,
     last: Vec<(EchoRec, Option<IntRec>)>,
     echo_mode: Echo,
     ack_interval: u32,
@@ -228,8 +232,14 @@ impl E2eState {
                 });
             }
         }
+        let hold = if sc.cc == CcMode::Swift {
+            sc.swift.rx_delay_ps
+        } else {
+            0
+        };
         E2eState {
             on,
+            rx_delay: vec![hold; snd.len()],
             rcv: vec![dctcp::Receiver::default(); snd.len()],
             ack_timer: vec![LazyTimer::default(); snd.len()],
             last: vec![(EchoRec::default(), None); snd.len()],
@@ -493,7 +503,8 @@ impl Cm {
             E2eState::grow(&mut e.int, pkt as usize, core.pkts.len());
             e.int[pkt as usize] = r;
         }
-        core.q.push(t, Ev::AckOut { pkt });
+        let hold = self.e2e.rx_delay[self.e2e.ix[flow as usize] as usize];
+        core.q.push(t + hold, Ev::AckOut { pkt });
     }
 
     /// ACK `pkt` leaves its receiver now: the port it is queued at (none without a route: it is
