@@ -483,17 +483,25 @@ impl<'a> Sim<'a> {
             };
             self.enqueue_data(port, pkt);
         } else {
-            let kind = pk.kind;
-            match self.core.feedback_next(at as usize, flow) {
-                Some(port)
-                    if (kind == KIND_ACK || kind == KIND_NACK)
-                        && self.core.sc.transport.ack_queue == AckQueue::Data =>
-                {
-                    self.enqueue_reply_data(port, pkt)
-                }
-                Some(port) => self.enqueue_ctrl(port, pkt),
-                None => self.core.release(pkt),
+            self.control_arrive(pkt, at, flow);
+        }
+    }
+
+    /// A control frame `pkt` of `flow` reaches switch `at`: it goes on towards its host (an ACK
+    /// or NACK into the data queue with `transport.ack_queue = "data"`). Out of line: data
+    /// frames are the switches' common path.
+    #[inline(never)]
+    fn control_arrive(&mut self, pkt: u32, at: u32, flow: u32) {
+        let kind = self.core.pkts[pkt as usize].kind;
+        match self.core.feedback_next(at as usize, flow) {
+            Some(port)
+                if (kind == KIND_ACK || kind == KIND_NACK)
+                    && self.core.sc.transport.ack_queue == AckQueue::Data =>
+            {
+                self.enqueue_reply_data(port, pkt)
             }
+            Some(port) => self.enqueue_ctrl(port, pkt),
+            None => self.core.release(pkt),
         }
     }
 
