@@ -6,25 +6,12 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
-use std::fmt::Write;
 
 /// `n` Swift flows from their own hosts through one switch into one receiver; every link
 /// 10 Gb/s with 2 µs, 1500 B frames, flows of `size` (long-lived: far beyond the run).
 fn incast(n: usize, size: &str, extra: &str) -> String {
-    let mut s = "[meta]\nduration = \"20ms\"\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"2us\"\n\
-         switch_latency = \"0us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
-         [[switches]]\nname = \"sw\"\n[[hosts]]\nname = \"r\"\n[[links]]\nbetween = [\"sw\", \"r\"]\n"
-        .to_string();
-    for h in 0..n {
-        writeln!(
-            s,
-            "[[hosts]]\nname = \"h{h}\"\n[[links]]\nbetween = [\"h{h}\", \"sw\"]\n\
-             [[flows]]\nname = \"f{h}\"\nsrc = \"h{h}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
-             size = \"{size}\"\ntransport = \"gbn\"\nframe = \"1500B\""
-        )
-        .unwrap();
-    }
-    s + "[cc]\nmode = \"swift\"\n\
+    gbn_incast(n, "10Gbps", "2us", "1500B", size)
+        + "[cc]\nmode = \"swift\"\n\
          [metrics]\nqueue_ports = [\"sw->r\"]\nqueue_interval = \"1us\"\nrate_interval = \"10us\"\n"
         + extra
 }
@@ -251,36 +238,17 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 fn build(c: &Case) -> String {
-    let mut s = format!(
-        "[meta]\nduration = \"100us\"\ndrain_until = \"1s\"\n[defaults]\nlink_rate = \"{}Gbps\"\n\
-         link_delay = \"2us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
-         [[switches]]\nname = \"s0\"\n[[hosts]]\nname = \"r\"\n",
-        c.rate
-    );
-    if c.two_switches {
-        s += "[[switches]]\nname = \"s1\"\n[[links]]\nbetween = [\"s1\", \"s0\"]\n";
-    }
-    s += "[[links]]\nbetween = [\"s0\", \"r\"]\n";
-    let edge = if c.two_switches { "s1" } else { "s0" };
-    for (i, &(size, frame, start)) in c.flows.iter().enumerate() {
-        writeln!(
-            s,
-            "[[hosts]]\nname = \"h{i}\"\n[[links]]\nbetween = [\"h{i}\", \"{edge}\"]\n\
-             [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
-             size = \"{size}B\"\nframe = \"{frame}B\"\nstart = \"{start}us\"\ntransport = \"gbn\"\npriority = 3"
-        )
-        .unwrap();
-    }
-    writeln!(
-        s,
-        "[flow_control]\nmode = \"pfc\"\nwatermark = \"ingress\"\nxoff = \"40KB\"\nxon = \"30KB\"\n\
-         [cc]\nmode = \"swift\"\n[cc.swift]\nendpoint_target = \"{}\"\nlast_decrease = \"{}\"\n\
-         [metrics]\nevents = []",
+    format!(
+        "{}[cc]\nmode = \"swift\"\n[cc.swift]\nendpoint_target = \"{}\"\nlast_decrease = \"{}\"\n\
+         [metrics]\nevents = []\n",
+        lossless_incast(c.rate, c.two_switches, &c.flows),
         if c.endpoint { "20us" } else { "off" },
-        if c.last_decrease { "decrease" } else { "not_increase" }
+        if c.last_decrease {
+            "decrease"
+        } else {
+            "not_increase"
+        }
     )
-    .unwrap();
-    s
 }
 
 proptest! {

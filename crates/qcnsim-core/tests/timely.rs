@@ -6,27 +6,13 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
-use std::fmt::Write;
 
 /// `n` TIMELY flows from their own hosts through one switch into one receiver, every link
 /// 10 Gb/s with `delay`, 1000 B frames, flows of `size` (long-lived: far beyond the run);
 /// the queue into the receiver sampled every 10 µs, the rates every 100 µs.
 fn dumbbell(n: usize, delay: &str, size: &str, extra: &str) -> String {
-    let mut s = format!(
-        "[meta]\nduration = \"20ms\"\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"{delay}\"\n\
-         switch_latency = \"0us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
-         [[switches]]\nname = \"sw\"\n[[hosts]]\nname = \"r\"\n[[links]]\nbetween = [\"sw\", \"r\"]\n"
-    );
-    for h in 0..n {
-        writeln!(
-            s,
-            "[[hosts]]\nname = \"h{h}\"\n[[links]]\nbetween = [\"h{h}\", \"sw\"]\n\
-             [[flows]]\nname = \"f{h}\"\nsrc = \"h{h}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
-             size = \"{size}\"\ntransport = \"gbn\"\nframe = \"1000B\""
-        )
-        .unwrap();
-    }
-    s + "[cc]\nmode = \"timely\"\n\
+    gbn_incast(n, "10Gbps", delay, "1000B", size)
+        + "[cc]\nmode = \"timely\"\n\
          [metrics]\nqueue_ports = [\"sw->r\"]\nqueue_interval = \"10us\"\nrate_interval = \"100us\"\n"
         + extra
 }
@@ -201,31 +187,13 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 fn build(c: &Case) -> String {
-    let mut s = format!(
-        "[meta]\nduration = \"100us\"\ndrain_until = \"1s\"\n[defaults]\nlink_rate = \"{}Gbps\"\n\
-         link_delay = \"2us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
-         [[switches]]\nname = \"s0\"\n[[hosts]]\nname = \"r\"\n[[links]]\nbetween = [\"s0\", \"r\"]\n",
-        c.rate
-    );
-    for (i, &(size, frame, start)) in c.flows.iter().enumerate() {
-        writeln!(
-            s,
-            "[[hosts]]\nname = \"h{i}\"\n[[links]]\nbetween = [\"h{i}\", \"s0\"]\n\
-             [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
-             size = \"{size}B\"\nframe = \"{frame}B\"\nstart = \"{start}us\"\ntransport = \"gbn\"\npriority = 3"
-        )
-        .unwrap();
-    }
-    writeln!(
-        s,
-        "[flow_control]\nmode = \"pfc\"\nwatermark = \"ingress\"\nxoff = \"40KB\"\nxon = \"30KB\"\n\
-         [cc]\nmode = \"timely\"\n[cc.timely]\nsampling = \"{}\"\nseg = \"{}KB\"\n\
-         [metrics]\nevents = []",
+    format!(
+        "{}[cc]\nmode = \"timely\"\n[cc.timely]\nsampling = \"{}\"\nseg = \"{}KB\"\n\
+         [metrics]\nevents = []\n",
+        lossless_incast(c.rate, false, &c.flows),
         ["segment", "ack", "rtt"][c.sampling as usize],
         c.seg_kb
     )
-    .unwrap();
-    s
 }
 
 proptest! {
