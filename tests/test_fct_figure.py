@@ -112,9 +112,10 @@ def test_fct_slowdown_panels_per_load_colours_per_scheme(runs, tmp_path):
     line = next(ln for ln in fig.axes[1].get_lines() if ln.get_label() == "dcqcn, p99")
     assert list(line.get_xdata()) == sorted(q["size_bin_hi"].to_list())
     assert list(line.get_ydata()) == q.sort("size_bin_hi")["slowdown"].to_list()
-    # the unfinished flows are stated in each panel
-    flows = sum(r.tables["fct"].height for v, r in runs if v.endswith("-30"))
-    assert f"unfinished 0 of {flows} flows, excluded" in fig.axes[0].get_title()
+    # the unfinished flows are stated in each panel, per scheme (not summed over the schemes)
+    flows = {r.tables["fct"].height for v, r in runs if v.endswith("-30")}
+    assert len(flows) == 1  # every scheme runs the same flows
+    assert f"no unfinished flow ({flows.pop()} flows per scheme), excluded" in fig.axes[0].get_title()
     assert fig.get_size_inches()[0] == pytest.approx(plot.PAPER_WIDTH)
     assert not list(tmp_path.iterdir())
     assert plot.save(fig, tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
@@ -169,3 +170,13 @@ def test_fabric_websearch_figure_and_report(runs, tmp_path):
     path = plot.save(fig, tmp_path / "fct_slowdown.png")
     html = render([ExperimentReport(name="fabric-websearch", out_dir=tmp_path, figures=[path])], {"qcnsim": "test"})
     assert html.count("<img ") == 1 and fw.CAPTIONS["fct_slowdown.png"][:40] in html
+
+
+def test_unfinished_note_counts_per_scheme():
+    t = pl.DataFrame({"scheme": ["a", "a", "b", "b"], "unfinished": [0, 1, 0, 0], "flows": [10, 10, 10, 10]})
+    assert plot._unfinished_note(t, "scheme", ["a", "b"]) == "unfinished a 1 of 20 flows each"
+    t = t.with_columns(pl.Series("unfinished", [0, 0, 0, 0]))
+    assert plot._unfinished_note(t, "scheme", ["a", "b"]) == "no unfinished flow (20 flows per scheme)"
+    t = pl.DataFrame({"scheme": ["a", "b"], "unfinished": [2, 0], "flows": [10, 12]})
+    assert plot._unfinished_note(t, "scheme", ["a", "b"]) == "unfinished a 2/10, b 0/12 flows"
+    assert plot._unfinished_note(t.filter(pl.col("scheme") == "a"), "scheme", ["a"]) == "unfinished 2 of 10 flows"

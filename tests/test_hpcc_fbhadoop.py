@@ -68,7 +68,47 @@ def test_every_unmatched_setting_is_documented():
     section = doc[doc.index("## Reference experiment `hpcc-fbhadoop`"):]
     for setting, _, _ in h.UNMATCHED:
         assert f"| {setting} |" in section, setting
-    assert h.PUBLISHED == []
+    # the one number in the paper's text, with its place; nothing read off a plot
+    from qcnsim.reproduce import check_published
+
+    for e in check_published(h.PUBLISHED):
+        assert "abstract (p. 1)" in e["source"] and "up to 95%" in e["source"]
+        assert e["variant"] in section and e["metric"] in section
+
+
+def test_schemes_and_settings_of_the_variants():
+    from pathlib import Path
+
+    import tomllib
+
+    text = (Path(__file__).resolve().parents[1] / "scenarios" / "hpcc-fbhadoop.toml").read_text(encoding="utf-8")
+    variants = {v["name"]: v.get("set", {}) for v in tomllib.loads(text)["variants"]}
+    modes = {"HPCC": "hpcc", "DCTCP": "dctcp", "TIMELY": "timely"}
+    for name, sets in variants.items():
+        scheme = h.scheme_of(name)
+        assert sets.get("cc.mode", "dcqcn") == modes.get(scheme, "dcqcn"), name
+        assert h.setting_of(name) in variants and h.scheme_of(h.setting_of(name)) == "DCQCN", name
+        # the ACK's queue as run.py sets ACK_HIGH_PRIO: 0 for hp and dctcp, 1 for timely
+        if scheme in ("HPCC", "DCTCP"):
+            assert sets["transport.ack_queue"] == "data", name
+        elif scheme == "TIMELY":
+            assert sets["transport.ack_queue"] == "control", name
+    assert {h.scheme_of(n) for n in variants} == {"DCQCN", "HPCC", "DCTCP", "TIMELY"}
+
+
+def test_reduction_rows_compare_hpcc_with_dcqcn_and_timely_in_its_setting():
+    def bins(variant, p95):
+        return [{"variant": variant, "bin": b + 1, "size_hi": b, "flows": 1, "p50": 1.0, "p95": v, "p99": v}
+                for b, v in enumerate(p95)]
+
+    t = pl.DataFrame(bins("fb50", [10.0, 4.0]) + bins("hpcc-fb50", [2.0, 4.0]) + bins("timely-fb50", [1.0, 8.0])
+                     + bins("dctcp-fb50", [100.0, 100.0]) + bins("fb30-incast", [1000.0, 1000.0]))
+    rows = {(r[0], r[1]): (r[2], r[4]) for r in h.reduction_rows(t)}
+    assert set(rows) == {("hpcc-fb50", "hpcc_p95_reduction_max_vs_dcqcn"),
+                         ("hpcc-fb50", "hpcc_p95_reduction_max_vs_timely")}
+    assert rows[("hpcc-fb50", "hpcc_p95_reduction_max_vs_dcqcn")][0] == pytest.approx(80.0)  # bin 1: 1 - 2/10
+    assert rows[("hpcc-fb50", "hpcc_p95_reduction_max_vs_timely")][0] == pytest.approx(50.0)  # bin 2: 1 - 4/8
+    assert "bin 2" in rows[("hpcc-fb50", "hpcc_p95_reduction_max_vs_timely")][1]
 
 
 def test_scaled_quick_reproduce(tmp_path):

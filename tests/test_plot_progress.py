@@ -179,3 +179,20 @@ def test_panel_draws_few_series_and_summarises_the_rest():
 @pytest.mark.parametrize("n,grid", [(1, (1, 1)), (2, (2, 1)), (3, (1, 3)), (4, (2, 3)), (18, (6, 3))])
 def test_one_panel_per_run(n, grid):
     assert plot._grid(n) == grid
+
+
+def test_shared_axis_spans_every_panel(fake_results):
+    """The panels share the y axis: it spans the highest panel, wherever that panel is (the
+    axis used to freeze at the first panel's range and cut the peaks of the others)."""
+    import polars as pl
+
+    q = fake_results.tables["queue_samples"]
+    low = qcnsim.Results({"queue_samples": q}, {"seed": 0})
+    high = qcnsim.Results({"queue_samples": q.with_columns(pl.col("qlen_bytes") * 10)}, {"seed": 0})
+    peak_kb = float(q["qlen_bytes"].max()) * 10 / 1e3
+    for order in (("low", "high"), ("high", "low")):
+        runs = {"low": low, "high": high}
+        fig = plot.queue({k: runs[k] for k in order})
+        for ax in fig.axes:
+            lo, hi = ax.get_ylim()
+            assert lo == 0 and hi >= peak_kb

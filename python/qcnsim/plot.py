@@ -177,13 +177,15 @@ def _series_plot(
         if label:
             ax.set_title(label, fontsize="small")
         ax.grid(True, alpha=0.3)
-        ax.set_ylim(bottom=0)
         if k % cols == 0:
             ax.set_ylabel(ylabel, fontsize="small")
         if k + cols >= len(rl):
             ax.set_xlabel(f"time ({unit})", fontsize="small")
             ax.xaxis.set_tick_params(labelbottom=True)
         ax.tick_params(labelsize="small")
+    # once every panel has its data: the shared axis then spans all of them (a limit set while
+    # drawing the first panel froze the axis at that panel's range and cut the others' peaks)
+    flat[0].set_ylim(bottom=0)
     handles, labels = [], []
     for ax in flat[:len(rl)]:
         for h, lab in zip(*ax.get_legend_handles_labels()):
@@ -500,6 +502,25 @@ def _panel_title(panel: Optional[str], value) -> str:
     return f"{panel} = {value}"
 
 
+def _unfinished_note(one: pl.DataFrame, scheme: str, schemes: Sequence[object]) -> str:
+    """A panel's count of unfinished flows, per scheme: the schemes of a panel usually run the same
+    flows, so a sum over them would count each flow once per scheme."""
+    per = (one.group_by(scheme, maintain_order=True)
+           .agg(pl.col("unfinished").cast(pl.Float64).sum().alias("u"), pl.col("flows").cast(pl.Float64).sum().alias("f")))
+    rows = {r[0]: (r[1], r[2]) for r in per.iter_rows()}
+    got = [(s, *rows[s]) for s in schemes if s in rows]
+    if len(got) == 1:
+        return f"unfinished {got[0][1]:.4g} of {got[0][2]:.4g} flows"
+    totals = {f for _s, _u, f in got}
+    if len(totals) == 1:
+        tot = next(iter(totals))
+        bad = [(s, u) for s, u, _f in got if u > 0]
+        if not bad:
+            return f"no unfinished flow ({tot:.4g} flows per scheme)"
+        return "unfinished " + ", ".join(f"{s or 'run'} {u:.4g}" for s, u in bad) + f" of {tot:.4g} flows each"
+    return "unfinished " + ", ".join(f"{s or 'run'} {u:.4g}/{f:.4g}" for s, u, f in got) + " flows"
+
+
 def fct_slowdown(
     data: Union[Runs, pl.DataFrame],
     out: PathArg = None,
@@ -625,11 +646,10 @@ def fct_slowdown(
         if "unfinished" in dp.columns and "flows" in dp.columns:
             # flows per run: the bins of one statistic partition them
             one = dp.filter(pl.col("stat") == stats[0])
-            unf, tot = float(one["unfinished"].sum()), float(one["flows"].sum())
             how = ""
             if "unfinished_as" in one.columns and one["unfinished_as"].n_unique() == 1:
                 how = {"excluded": ", excluded", "lower_bound": ", as lower bounds"}.get(one["unfinished_as"][0], "")
-            note = f"unfinished {unf:.4g} of {tot:.4g} flows{how}"
+            note = _unfinished_note(one, scheme, schemes) + how
             head = f"{head}\n{note}" if head else note
         if head:
             ax.set_title(head, fontsize=7.5)

@@ -6,26 +6,12 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
-use std::fmt::Write;
 
 /// `n` DCTCP flows from their own hosts through one switch into one receiver; every link
 /// `rate`, one-way delay `delay`; flows of `size` (a long-lived flow: far beyond the run).
 fn dumbbell(n: usize, rate: &str, delay: &str, size: &str, extra: &str) -> String {
-    let mut s = format!(
-        "[meta]\nduration = \"20ms\"\n[defaults]\nlink_rate = \"{rate}\"\nlink_delay = \"{delay}\"\n\
-         switch_latency = \"0us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
-         [[switches]]\nname = \"sw\"\n[[hosts]]\nname = \"r\"\n[[links]]\nbetween = [\"sw\", \"r\"]\n"
-    );
-    for h in 0..n {
-        writeln!(
-            s,
-            "[[hosts]]\nname = \"h{h}\"\n[[links]]\nbetween = [\"h{h}\", \"sw\"]\n\
-             [[flows]]\nname = \"f{h}\"\nsrc = \"h{h}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
-             size = \"{size}\"\ntransport = \"gbn\"\nframe = \"1500B\""
-        )
-        .unwrap();
-    }
-    s + "[cc]\nmode = \"dctcp\"\n[cc.dctcp]\nk = 65\n\
+    gbn_incast(n, rate, delay, "1500B", size)
+        + "[cc]\nmode = \"dctcp\"\n[cc.dctcp]\nk = 65\n\
          [metrics]\nqueue_ports = [\"sw->r\"]\nqueue_interval = \"1us\"\n\
          throughput_ports = [\"sw->r\"]\nthroughput_bin = \"1ms\"\n"
         + extra
@@ -231,38 +217,15 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 fn build(c: &Case) -> String {
-    let mut s = format!(
-        "[meta]\nduration = \"100us\"\ndrain_until = \"1s\"\n[defaults]\nlink_rate = \"{}Gbps\"\n\
-         link_delay = \"2us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
-         [[switches]]\nname = \"s0\"\n[[hosts]]\nname = \"r\"\n",
-        c.rate
-    );
-    if c.two_switches {
-        s += "[[switches]]\nname = \"s1\"\n[[links]]\nbetween = [\"s1\", \"s0\"]\n";
-    }
-    s += "[[links]]\nbetween = [\"s0\", \"r\"]\n";
-    let edge = if c.two_switches { "s1" } else { "s0" };
-    for (i, &(size, frame, start)) in c.flows.iter().enumerate() {
-        writeln!(
-            s,
-            "[[hosts]]\nname = \"h{i}\"\n[[links]]\nbetween = [\"h{i}\", \"{edge}\"]\n\
-             [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
-             size = \"{size}B\"\nframe = \"{frame}B\"\nstart = \"{start}us\"\ntransport = \"gbn\"\npriority = 3"
-        )
-        .unwrap();
-    }
-    writeln!(
-        s,
-        "[flow_control]\nmode = \"pfc\"\nwatermark = \"ingress\"\nxoff = \"40KB\"\nxon = \"30KB\"\n\
-         [transport]\nack_interval = {}\nrto = \"10ms\"\n[cc]\nmode = \"dctcp\"\n[cc.dctcp]\nk = {}\necho = \"{}\"\nslow_start = {}\n\
-         [metrics]\nevents = []",
+    format!(
+        "{}[transport]\nack_interval = {}\nrto = \"10ms\"\n[cc]\nmode = \"dctcp\"\n[cc.dctcp]\nk = {}\necho = \"{}\"\nslow_start = {}\n\
+         [metrics]\nevents = []\n",
+        lossless_incast(c.rate, c.two_switches, &c.flows),
         c.ack_interval,
         c.k,
         if c.echo { "state_machine" } else { "count" },
         c.slow_start
     )
-    .unwrap();
-    s
 }
 
 proptest! {

@@ -2,9 +2,10 @@
 //! what it needs of the shortcuts in its own file; the fast path combines the answers. Two
 //! checks per reference scenario that exercises a subsystem:
 //! - with every shortcut off (no direct send at idle ports, no transmission-done slot, no
-//!   departure fixed at enqueue) the tables are identical to the default run, and no port lets
-//!   a frame bypass a subsystem that watches its queue or fixes departures a subsystem moves or
-//!   that its control frames would go before;
+//!   departure fixed at enqueue, the event loop that asks windows at every departure from a
+//!   rate limiter) the tables are identical to the default run, and no port lets a frame bypass
+//!   a subsystem that watches its queue or fixes departures a subsystem moves or that its
+//!   control frames would go before, and no flow's window is left unasked;
 //! - with one subsystem's answers dropped (as a new subsystem that forgot to state its needs
 //!   would be ignored), the run is no longer faithful: the tables change, or a watched port
 //!   sends straight to the wire. So the first check would catch a missing answer.
@@ -239,6 +240,7 @@ fn every_shortcut_off_gives_the_same_tables() {
             s.set_direct_send(false);
             s.set_txdone_slot(false);
             s.set_fixed_departures(false);
+            s.set_gate_skip(false);
         });
         assert_eq!(bypasses, 0, "{name} {ov:?}: a watched port sends directly");
         assert!(
@@ -288,4 +290,31 @@ fn feedback_keeps_the_ports_towards_its_destinations_unfixed() {
     let (_, b1) = run(GREEDY, &[], |s| s.ignore_needs_of("cm"));
     assert_eq!(b0, 0);
     assert!(b1 >= 10, "{b1} ports reported");
+}
+
+/// An acknowledged flow's window is asked at every departure from its rate limiter: the run
+/// takes the event loop that asks (`Sim::departures_gated`); a run without windows the loop
+/// that does not. With congestion management's answers dropped, the DCTCP run takes the loop
+/// that does not ask, its flows are reported, and the tables change (the windows never close).
+#[test]
+fn a_window_is_never_skipped() {
+    const DCTCP: &[&str] = &[
+        "meta.duration=3ms",
+        "meta.variant=n2",
+        "analysis.stats_from=1ms",
+    ];
+    let (reference, b0) = run("dctcp-analysis", DCTCP, |_| {});
+    let (dropped, b1) = run("dctcp-analysis", DCTCP, |s| s.ignore_needs_of("cm"));
+    assert_eq!(b0, 0);
+    assert!(b1 >= 2, "{b1} flows or ports reported");
+    assert!(common::tables_text(&reference) != common::tables_text(&dropped));
+    let ov: Vec<String> = DCTCP.iter().map(|s| s.to_string()).collect();
+    let sc = scenario::load(&scenario_text("dctcp-analysis"), &ov).expect("scenario");
+    let mut sim = Sim::new(&sc, sc.seed);
+    sim.run(&mut |_| true).expect("run");
+    assert!(sim.departures_gated());
+    let sc = scenario::load(&scenario_text(GREEDY), &[]).expect("scenario");
+    let mut sim = Sim::new(&sc, sc.seed);
+    sim.run(&mut |_| true).expect("run");
+    assert!(!sim.departures_gated());
 }

@@ -6,25 +6,12 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
-use std::fmt::Write;
 
 /// `n` Swift flows from their own hosts through one switch into one receiver; every link
 /// 10 Gb/s with 2 µs, 1500 B frames, flows of `size` (long-lived: far beyond the run).
 fn incast(n: usize, size: &str, extra: &str) -> String {
-    let mut s = "[meta]\nduration = \"20ms\"\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"2us\"\n\
-         switch_latency = \"0us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
-         [[switches]]\nname = \"sw\"\n[[hosts]]\nname = \"r\"\n[[links]]\nbetween = [\"sw\", \"r\"]\n"
-        .to_string();
-    for h in 0..n {
-        writeln!(
-            s,
-            "[[hosts]]\nname = \"h{h}\"\n[[links]]\nbetween = [\"h{h}\", \"sw\"]\n\
-             [[flows]]\nname = \"f{h}\"\nsrc = \"h{h}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
-             size = \"{size}\"\ntransport = \"gbn\"\nframe = \"1500B\""
-        )
-        .unwrap();
-    }
-    s + "[cc]\nmode = \"swift\"\n\
+    gbn_incast(n, "10Gbps", "2us", "1500B", size)
+        + "[cc]\nmode = \"swift\"\n\
          [metrics]\nqueue_ports = [\"sw->r\"]\nqueue_interval = \"1us\"\nrate_interval = \"10us\"\n"
         + extra
 }
@@ -43,6 +30,78 @@ fn ai_per_rtt_us(n: usize) -> f64 {
 /// The unloaded RTT of the incast: 4 × 2 µs of propagation, a 1500 B frame and a 64 B ACK
 /// serialised twice at 10 Gb/s.
 const BASE_RTT_US: f64 = 8.0 + 2.0 * 1.2 + 2.0 * 0.0512;
+
+/// The transport's window check (`cc.swift.window_check`): with a window pinned at 1.5 packets
+/// (min_cwnd = max_cwnd = start_cwnd = 1.5, so no pacing), one flow alone has one frame in
+/// flight per round trip with `"after_send"` (htsim's Swift: it sends while `_last_acked + cwnd
+/// >= _highest_sent + mss`) and two with `"before_send"` (a frame left while the bytes in flight
+/// before it were below the window): its throughput is one 1500 B frame per unloaded RTT
+/// (10.5 µs: 1.14 Gb/s), and twice that.
+#[test]
+fn a_window_of_one_and_a_half_packets_has_one_in_flight() {
+    let pin = "[cc.swift]\nmin_cwnd = 1.5\nmax_cwnd = 1.5\nstart_cwnd = 1.5\n";
+    let rate = |check: &str| {
+        let ov = format!("cc.swift.window_check={check}");
+        let out = run(
+            &incast(1, "100GB", pin),
+            &[ov.as_str(), "meta.duration=5ms"],
+            None,
+        );
+        let f = table(&out, "flows");
+        assert_eq!(f64s(f, "swift_cwnd_max"), &[1.5]);
+        i64s(f, "rx_bytes")[0] as f64 * 8.0 / 5e-3
+    };
+    let (after, before) = (rate("after_send"), rate("before_send"));
+    let one_per_rtt = 1500.0 * 8.0 / (BASE_RTT_US * 1e-6);
+    assert!(
+        (after / one_per_rtt - 1.0).abs() < 0.02,
+        "after_send: {after} bit/s, one frame per RTT {one_per_rtt}"
+    );
+    assert!(
+        (before / after - 2.0).abs() < 0.05,
+        "before_send {before}, after_send {after}"
+    );
+}
+
+/// The endpoint window (`cc.swift.rx_delay`, the receiving host's delay before its ACK leaves,
+/// read as the endpoint delay): two flows into one port. Below the endpoint target (10 µs < 20
+/// µs) the endpoint window only grows, the fabric delay (RTT - rx_delay) settles at the fabric
+/// target as without a host delay, and the link stays full; above it (30 µs) the endpoint window
+/// is cut every round trip and binds: the windows fall below one packet and the link empties;
+/// the same 30 µs with `endpoint_target = "off"` keeps the link full.
+#[test]
+fn the_endpoint_window_binds_when_the_host_delay_exceeds_its_target() {
+    let go = |ov: &[&str]| {
+        let mut all = vec!["meta.duration=10ms"];
+        all.extend_from_slice(ov);
+        run(&incast(2, "100GB", ""), &all, None)
+    };
+    let rate = |out: &qcnsim_core::api::RunOutput| {
+        i64s(table(out, "flows"), "rx_bytes").iter().sum::<i64>() as f64 * 8.0 / 10e-3
+    };
+    let below = go(&["cc.swift.rx_delay=10us"]);
+    let f = table(&below, "flows");
+    for (&d, &t) in f64s(f, "swift_delay_mean_us")
+        .iter()
+        .zip(f64s(f, "swift_target_mean_us"))
+    {
+        assert!(
+            (d - t).abs() <= ai_per_rtt_us(2),
+            "fabric delay {d} target {t}"
+        );
+    }
+    assert!(rate(&below) > 0.99 * 10e9, "{}", rate(&below));
+    let above = go(&["cc.swift.rx_delay=30us"]);
+    let f = table(&above, "flows");
+    assert!(
+        f64s(f, "swift_cwnd_min").iter().all(|&w| w < 1.0),
+        "{:?}",
+        f64s(f, "swift_cwnd_min")
+    );
+    assert!(rate(&above) < 0.5 * 10e9, "{}", rate(&above));
+    let off = go(&["cc.swift.rx_delay=30us", "cc.swift.endpoint_target=\"off\""]);
+    assert!(rate(&off) > 0.99 * 10e9, "{}", rate(&off));
+}
 
 #[test]
 fn incast_fabric_delay_settles_at_the_target() {
@@ -179,36 +238,17 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 fn build(c: &Case) -> String {
-    let mut s = format!(
-        "[meta]\nduration = \"100us\"\ndrain_until = \"1s\"\n[defaults]\nlink_rate = \"{}Gbps\"\n\
-         link_delay = \"2us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
-         [[switches]]\nname = \"s0\"\n[[hosts]]\nname = \"r\"\n",
-        c.rate
-    );
-    if c.two_switches {
-        s += "[[switches]]\nname = \"s1\"\n[[links]]\nbetween = [\"s1\", \"s0\"]\n";
-    }
-    s += "[[links]]\nbetween = [\"s0\", \"r\"]\n";
-    let edge = if c.two_switches { "s1" } else { "s0" };
-    for (i, &(size, frame, start)) in c.flows.iter().enumerate() {
-        writeln!(
-            s,
-            "[[hosts]]\nname = \"h{i}\"\n[[links]]\nbetween = [\"h{i}\", \"{edge}\"]\n\
-             [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
-             size = \"{size}B\"\nframe = \"{frame}B\"\nstart = \"{start}us\"\ntransport = \"gbn\"\npriority = 3"
-        )
-        .unwrap();
-    }
-    writeln!(
-        s,
-        "[flow_control]\nmode = \"pfc\"\nwatermark = \"ingress\"\nxoff = \"40KB\"\nxon = \"30KB\"\n\
-         [cc]\nmode = \"swift\"\n[cc.swift]\nendpoint_target = \"{}\"\nlast_decrease = \"{}\"\n\
-         [metrics]\nevents = []",
+    format!(
+        "{}[cc]\nmode = \"swift\"\n[cc.swift]\nendpoint_target = \"{}\"\nlast_decrease = \"{}\"\n\
+         [metrics]\nevents = []\n",
+        lossless_incast(c.rate, c.two_switches, &c.flows),
         if c.endpoint { "20us" } else { "off" },
-        if c.last_decrease { "decrease" } else { "not_increase" }
+        if c.last_decrease {
+            "decrease"
+        } else {
+            "not_increase"
+        }
     )
-    .unwrap();
-    s
 }
 
 proptest! {

@@ -1,7 +1,9 @@
 """timely-fixedpoint: two TIMELY flows started from different rates, packet runs beside the TIMELY
 fluid model (docs/models/timely.md, docs/models/fluid.md).
 
-For every variant (start rates 5 + 5, 7 + 3, 3 + 7 Gb/s) :func:`post` solves the same scenario's
+For every variant (start rates 5 + 5, 7 + 3, 3 + 7 Gb/s with the default step scaling, and 5 + 5
+and 7 + 3 with ``cc.timely.step_scaling = "none"``, Algorithm 1 as printed; the fluid model reads no
+``cc.*`` key) :func:`post` solves the same scenario's
 fluid model (:func:`qcnsim.fluid`, ``fluid.model = "timely"``), writes it to
 ``<out>/<variant>-fluid/`` and draws ``timely_rates.png`` (each flow's rate vs time, packet and
 fluid, one panel per variant) and ``timely_queue.png`` (the bottleneck queue of both models).

@@ -650,8 +650,9 @@ impl<E: Copy + Default> EventQueue<E> {
     #[inline]
     pub fn settle(&mut self) {}
 
-    /// The earliest event (same as [`EventQueue::pop`]).
-    #[inline]
+    /// The earliest event (same as [`EventQueue::pop`]). Always inlined: the simulator has two
+    /// event loops (sim/mod.rs), and as a call it cost 7 % more instructions.
+    #[inline(always)]
     pub fn take_min(&mut self) -> Option<(SimTime, E)> {
         self.pop()
     }
@@ -685,7 +686,7 @@ impl<E: Copy + Default> EventQueue<E> {
         self.last_seq
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         loop {
             if self.near > 0 {

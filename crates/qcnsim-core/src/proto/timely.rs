@@ -31,8 +31,13 @@
 //! * the HAI count is the number of consecutive samples whose `normalized_gradient ≤ 0`
 //!   (reset by one with a positive gradient), counted on every sample, the current one
 //!   included, whichever branch it takes; N applies only in the gradient branch;
-//! * the code snippet's `delta_factor` (steps scaled by the time since the last update over
-//!   minRTT) is not in Algorithm 1 and is not applied.
+//! * the code snippet's `delta_factor` (the additive steps and the T_high decrease scaled by
+//!   `min(1, time since the last update / minRTT)`) is not in Algorithm 1 as printed, but CoNEXT
+//!   2016 says TIMELY's "rate updates are scaled by D_minRTT to ensure that rate update frequency
+//!   is limited" (§5.2, its eq. 23 `τ* = max(Seg/R, D_minRTT)`): applied by default
+//!   ([`StepScaling::MinRtt`]); [`StepScaling::None`] is Algorithm 1 as printed, where a flow
+//!   sampling more often (with segment sampling, a faster flow) makes more increases per unit
+//!   time without bound (docs/models/timely.md measures what that does to two flows).
 //!
 //! When a sample is taken ([`Sampling`]): once per completed segment of `seg_bytes` (the
 //! paper's completion events; default), on every acknowledgement, or once per round trip as
@@ -76,6 +81,38 @@ impl Sampling {
     }
 }
 
+/// Whether a rate update's step depends on the time since the previous update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepScaling {
+    /// Every sample is a full step (Algorithm 1 as printed): the increases a flow makes per
+    /// unit time grow with its sample rate (with segment sampling, with its rate).
+    None,
+    /// Each additive step (δ, N·δ) and the T_high decrease are scaled by
+    /// `min(1, Δt / minRTT)`, Δt the time since the previous update (the first author's code
+    /// snippet, `delta_factor`; CoNEXT 2016 §5.2: "rate updates are scaled by D_minRTT to ensure
+    /// that rate update frequency is limited", the `max(Seg/R, D_minRTT)` of its eq. 23).
+    MinRtt,
+}
+
+impl StepScaling {
+    pub const NAMES: &'static [&'static str] = &["none", "min_rtt"];
+
+    pub fn from_name(s: &str) -> Option<StepScaling> {
+        match s {
+            "none" => Some(StepScaling::None),
+            "min_rtt" => Some(StepScaling::MinRtt),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            StepScaling::None => "none",
+            StepScaling::MinRtt => "min_rtt",
+        }
+    }
+}
+
 /// TIMELY's parameters (docs/models/timely.md has each default's source).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimelyParams {
@@ -102,13 +139,17 @@ pub struct TimelyParams {
     /// Highest rate (the NIC line rate), bit/s.
     pub max_rate_bps: f64,
     pub sampling: Sampling,
+    /// Whether a step is scaled by the time since the previous update ([`StepScaling`]).
+    pub step_scaling: StepScaling,
 }
 
 impl TimelyParams {
     /// The defaults for a NIC of `line_rate_bps`: α 0.875, β 0.8, T_low 50 µs, T_high 500 µs,
     /// minRTT 20 µs, δ 10 Mb/s (the values CoNEXT 2016 uses as "recommended in [TIMELY]"; the
     /// same in HPCC's ns-3), Seg 64 KB, HAI after 5 samples with N = 5 (the code snippet),
-    /// min rate 100 Mb/s (HPCC's MIN_RATE), max rate the line rate, one sample per segment.
+    /// min rate 100 Mb/s (HPCC's MIN_RATE), max rate the line rate, one sample per segment,
+    /// steps scaled by the time since the last update over minRTT (the code snippet; CoNEXT
+    /// 2016 §5.2).
     pub fn paper(line_rate_bps: f64) -> TimelyParams {
         TimelyParams {
             alpha: 0.875,
@@ -123,6 +164,7 @@ impl TimelyParams {
             min_rate_bps: 100e6,
             max_rate_bps: line_rate_bps,
             sampling: Sampling::Segment,
+            step_scaling: StepScaling::MinRtt,
         }
     }
 
@@ -182,7 +224,7 @@ pub struct Timely {
     neg_count: u32,
     /// Bytes acknowledged since the last segment completed (Sampling::Segment).
     seg_acc: u64,
-    /// When the last sample was taken (Sampling::Rtt).
+    /// When the last sample was taken (Sampling::Rtt; StepScaling::MinRtt's Δt).
     last_sample_at: Option<SimTime>,
     /// Samples taken.
     samples: u64,
@@ -262,14 +304,26 @@ impl Timely {
             },
         };
         if take {
-            self.last_sample_at = Some(ack.now);
-            self.on_rtt_sample(p, ack.rtt());
+            self.on_rtt_sample(p, ack.now, ack.rtt());
         }
         self.control()
     }
 
-    /// Algorithm 1 on one RTT sample.
-    pub fn on_rtt_sample(&mut self, p: &TimelyParams, new_rtt: SimTime) -> Control {
+    /// The factor of this update's steps: 1, or with [`StepScaling::MinRtt`]
+    /// `min(1, (now - previous update) / minRTT)` (1 at the first update).
+    pub fn step_factor(&self, p: &TimelyParams, now: SimTime) -> f64 {
+        match (p.step_scaling, self.last_sample_at) {
+            (StepScaling::MinRtt, Some(t)) => {
+                (now.saturating_sub(t) as f64 / p.min_rtt_ps as f64).min(1.0)
+            }
+            _ => 1.0,
+        }
+    }
+
+    /// Algorithm 1 on one RTT sample taken at `now`.
+    pub fn on_rtt_sample(&mut self, p: &TimelyParams, now: SimTime, new_rtt: SimTime) -> Control {
+        let k = self.step_factor(p, now);
+        self.last_sample_at = Some(now);
         let prev = self.prev_rtt.unwrap_or(new_rtt);
         let new_rtt_diff = new_rtt as f64 - prev as f64;
         self.prev_rtt = Some(new_rtt);
@@ -281,10 +335,10 @@ impl Timely {
             self.neg_count = 0;
         }
         let rule = if new_rtt < p.t_low_ps {
-            self.rate += p.delta_bps;
+            self.rate += k * p.delta_bps;
             Rule::BelowTLow
         } else if new_rtt > p.t_high_ps {
-            self.rate *= 1.0 - p.beta * (1.0 - p.t_high_ps as f64 / new_rtt as f64);
+            self.rate *= 1.0 - k * p.beta * (1.0 - p.t_high_ps as f64 / new_rtt as f64);
             Rule::AboveTHigh
         } else if gradient <= 0.0 {
             let n = if self.neg_count >= p.hai_threshold {
@@ -292,7 +346,7 @@ impl Timely {
             } else {
                 1.0
             };
-            self.rate += n * p.delta_bps;
+            self.rate += k * n * p.delta_bps;
             Rule::Increase { n }
         } else {
             self.rate *= 1.0 - p.beta * gradient;
@@ -440,7 +494,7 @@ mod tests {
         ];
         for r in rows {
             let mut t = r.before.clone();
-            let c = t.on_rtt_sample(&p(), r.new_rtt);
+            let c = t.on_rtt_sample(&p(), 0, r.new_rtt);
             assert_eq!(t.last_rule(), Some(r.rule), "{}", r.what);
             assert!(
                 close(t.rate_bps(), r.rate),
@@ -467,7 +521,7 @@ mod tests {
         // five flat samples in the gradient band: N = 1, 1, 1, 1, 5
         let ns: Vec<f64> = (0..5)
             .map(|_| {
-                t.on_rtt_sample(&p, 100 * US);
+                t.on_rtt_sample(&p, 0, 100 * US);
                 match t.last_rule() {
                     Some(Rule::Increase { n }) => n,
                     r => panic!("{r:?}"),
@@ -476,12 +530,12 @@ mod tests {
             .collect();
         assert_eq!(ns, vec![1.0, 1.0, 1.0, 1.0, 5.0]);
         // a rise: decrease, and the count starts again
-        t.on_rtt_sample(&p, 110 * US);
+        t.on_rtt_sample(&p, 0, 110 * US);
         assert_eq!(t.last_rule(), Some(Rule::Decrease));
         // falling back: gradient still > 0 for a while (EWMA), then ≤ 0 with N = 1
         let mut saw_increase = false;
         for _ in 0..10 {
-            t.on_rtt_sample(&p, 100 * US);
+            t.on_rtt_sample(&p, 0, 100 * US);
             if let Some(Rule::Increase { n }) = t.last_rule() {
                 assert_eq!(n, 1.0, "the first increases after a decrease are plain");
                 saw_increase = true;
@@ -489,6 +543,148 @@ mod tests {
             }
         }
         assert!(saw_increase);
+    }
+
+    /// The step scaling, one row per case: (scaling, time since the previous update (None: the
+    /// first), state, new_rtt) -> (rule, rate after). CoNEXT 2016 §5.2: "rate updates are
+    /// scaled by D_minRTT to ensure that rate update frequency is limited"; the code snippet's
+    /// `delta_factor = min(1, Δt / minRTT)` on the additive steps and the T_high decrease.
+    #[test]
+    fn step_scaling_rule_table() {
+        struct Row {
+            what: &'static str,
+            scaling: StepScaling,
+            since: Option<SimTime>,
+            before: Timely,
+            new_rtt: SimTime,
+            rule: Rule,
+            rate: f64,
+        }
+        use StepScaling::{MinRtt, None as Unscaled};
+        let rows = [
+            Row {
+                // Δt = 5 µs = minRTT/4: a quarter of δ
+                what: "below T_low, a quarter of minRTT after the last update",
+                scaling: MinRtt,
+                since: Some(5 * US),
+                before: at(5e9, Some(20 * US), 0.0, 0),
+                new_rtt: 30 * US,
+                rule: Rule::BelowTLow,
+                rate: 5e9 + 0.25 * 10e6,
+            },
+            Row {
+                what: "below T_low, a full minRTT after: the whole δ",
+                scaling: MinRtt,
+                since: Some(20 * US),
+                before: at(5e9, Some(20 * US), 0.0, 0),
+                new_rtt: 30 * US,
+                rule: Rule::BelowTLow,
+                rate: 5e9 + 10e6,
+            },
+            Row {
+                what: "longer than minRTT: still one δ (the factor is at most 1)",
+                scaling: MinRtt,
+                since: Some(70 * US),
+                before: at(5e9, Some(20 * US), 0.0, 0),
+                new_rtt: 30 * US,
+                rule: Rule::BelowTLow,
+                rate: 5e9 + 10e6,
+            },
+            Row {
+                what: "the first update: the whole δ",
+                scaling: MinRtt,
+                since: None,
+                before: at(5e9, None, 0.0, 0),
+                new_rtt: 30 * US,
+                rule: Rule::BelowTLow,
+                rate: 5e9 + 10e6,
+            },
+            Row {
+                what: "none: every sample the whole δ (Algorithm 1 as printed)",
+                scaling: Unscaled,
+                since: Some(5 * US),
+                before: at(5e9, Some(20 * US), 0.0, 0),
+                new_rtt: 30 * US,
+                rule: Rule::BelowTLow,
+                rate: 5e9 + 10e6,
+            },
+            Row {
+                // 10 µs: half of N·δ = 5 · 10 Mb/s
+                what: "hyperactive increase, half a minRTT after",
+                scaling: MinRtt,
+                since: Some(10 * US),
+                before: at(5e9, Some(100 * US), 0.0, 4),
+                new_rtt: 100 * US,
+                rule: Rule::Increase { n: 5.0 },
+                rate: 5e9 + 0.5 * 50e6,
+            },
+            Row {
+                // 1 - 0.5 · 0.8 · (1 - 500/1000) = 0.8
+                what: "above T_high, half a minRTT after: half the cut",
+                scaling: MinRtt,
+                since: Some(10 * US),
+                before: at(5e9, Some(1000 * US), 0.0, 0),
+                new_rtt: 1000 * US,
+                rule: Rule::AboveTHigh,
+                rate: 4e9,
+            },
+            Row {
+                // the gradient spans the time since the previous sample already: 0.85 as in
+                // the unscaled table
+                what: "positive gradient: not scaled",
+                scaling: MinRtt,
+                since: Some(5 * US),
+                before: at(5e9, Some(100 * US), 2e6, 7),
+                new_rtt: 104 * US,
+                rule: Rule::Decrease,
+                rate: 5e9 * 0.85,
+            },
+        ];
+        let t0 = 1000 * US;
+        for r in rows {
+            let p = TimelyParams {
+                step_scaling: r.scaling,
+                ..p()
+            };
+            let mut t = r.before.clone();
+            t.last_sample_at = r.since.map(|d| t0 - d);
+            t.on_rtt_sample(&p, t0, r.new_rtt);
+            assert_eq!(t.last_rule(), Some(r.rule), "{}", r.what);
+            assert!(
+                close(t.rate_bps(), r.rate),
+                "{}: rate {}",
+                r.what,
+                t.rate_bps()
+            );
+            assert_eq!(t.last_sample_at, Some(t0), "{}", r.what);
+        }
+    }
+
+    /// Sampling faster than once per minRTT gains nothing more with the scaling: over 2 ms
+    /// below T_low, a flow sampling every 2 µs and one sampling every 20 µs (= minRTT) both
+    /// gain 100·δ; unscaled, the fast sampler gains 1000·δ.
+    #[test]
+    fn sampling_faster_than_min_rtt_gains_nothing_more() {
+        let gain = |scaling: StepScaling, every: SimTime| {
+            // a line rate the unscaled gain does not reach
+            let p = TimelyParams {
+                step_scaling: scaling,
+                max_rate_bps: 100e9,
+                ..p()
+            };
+            let mut t = Timely::new(&p, 1e9);
+            // the first update is a whole step; count the 2 ms after it
+            t.on_rtt_sample(&p, 0, 30 * US);
+            let r0 = t.rate_bps();
+            for k in 1..=(2000 * US / every) {
+                t.on_rtt_sample(&p, k * every, 30 * US);
+            }
+            (t.rate_bps() - r0) / p.delta_bps
+        };
+        assert!((gain(StepScaling::MinRtt, 2 * US) - 100.0).abs() < 1e-6);
+        assert!((gain(StepScaling::MinRtt, 20 * US) - 100.0).abs() < 1e-6);
+        assert!((gain(StepScaling::None, 2 * US) - 1000.0).abs() < 1e-6);
+        assert!((gain(StepScaling::None, 20 * US) - 100.0).abs() < 1e-6);
     }
 
     fn ack(now: SimTime, sent_at: SimTime, bytes: u32) -> Ack {
@@ -608,13 +804,51 @@ mod tests {
                 for (i, &rtt) in rtts.iter().enumerate() {
                     now += 1 + rtt / 7;
                     let c = if i % 2 == 0 {
-                        t.on_rtt_sample(&p, rtt)
+                        t.on_rtt_sample(&p, now, rtt)
                     } else {
                         t.on_ack(&p, &ack(now + rtt, now, 1000))
                     };
                     prop_assert!(c.rate_bps >= p.min_rate_bps && c.rate_bps <= p.max_rate_bps,
                         "rate {} after rtt {}", c.rate_bps, rtt);
                     prop_assert_eq!(c.window_bytes, NO_WINDOW);
+                }
+            }
+        }
+
+        proptest! {
+            /// With `step_scaling = "min_rtt"` a flow's additive increase over any stretch is
+            /// at most N·δ per minRTT (plus one step), however often it samples: the increase
+            /// per unit time no longer grows with the sample rate (the fluid model's update
+            /// interval max(Seg/R, D_minRTT), CoNEXT 2016 eq. 23). Without the scaling, every
+            /// sample adds at least a whole step. The RTT never rises (from 400 µs, down to
+            /// 10 µs), so every rule is an increase: below T_low, or the gradient's (with HAI).
+            #[test]
+            fn scaled_increase_is_at_most_n_delta_per_min_rtt(
+                steps in proptest::collection::vec((0u64..60_000_000, 0u64..20_000_000), 2..400),
+            ) {
+                for scaling in [StepScaling::MinRtt, StepScaling::None] {
+                    let p = TimelyParams {
+                        step_scaling: scaling,
+                        max_rate_bps: 1e12,
+                        ..TimelyParams::paper(LINE)
+                    };
+                    let mut t = Timely::new(&p, 1e9);
+                    let (mut now, mut rtt) = (0, 400 * US);
+                    for &(gap, drop) in &steps {
+                        now += gap;
+                        rtt = rtt.saturating_sub(drop).max(10 * US);
+                        t.on_rtt_sample(&p, now, rtt);
+                    }
+                    let gained = t.rate_bps() - 1e9;
+                    let cap = p.hai_factor * p.delta_bps * (1.0 + now as f64 / p.min_rtt_ps as f64);
+                    match scaling {
+                        StepScaling::MinRtt => prop_assert!(gained <= cap * (1.0 + 1e-9),
+                            "gained {} over {} ps, cap {}", gained, now, cap),
+                        // unscaled: each sample adds at least δ, so n samples add n·δ
+                        StepScaling::None => prop_assert!(
+                            gained >= steps.len() as f64 * p.delta_bps * (1.0 - 1e-9),
+                            "gained {} from {} samples", gained, steps.len()),
+                    }
                 }
             }
         }
@@ -629,7 +863,7 @@ mod tests {
             let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
             for _ in 0..100_000 {
                 rtt = (rtt + rng.uniform(-10.0, 10.0) * US as f64).clamp(US as f64, 2e9);
-                let r = t.on_rtt_sample(&p, rtt as SimTime).rate_bps;
+                let r = t.on_rtt_sample(&p, 0, rtt as SimTime).rate_bps;
                 lo = lo.min(r);
                 hi = hi.max(r);
             }

@@ -15,6 +15,13 @@ pub struct SwiftSpec {
     pub params: SwiftParams,
     /// Both windows at a flow's start, packets.
     pub start_cwnd: f64,
+    /// The transport's window check for Swift's flows: a frame leaves when the bytes in flight
+    /// with it are at most the window (`true`, `"after_send"`), or when those before it are
+    /// below the window (`false`, `"before_send"`). Nothing in flight: a frame always leaves.
+    pub check_after_send: bool,
+    /// The receiving host's delay from a data frame's arrival to the ACK (or NACK) it makes
+    /// leaving, ps: the endpoint delay each ACK echoes (0: no host delay modelled).
+    pub rx_delay_ps: SimTime,
 }
 
 impl Default for SwiftSpec {
@@ -57,6 +64,8 @@ pub fn read(t: &mut TableReader) -> Res<SwiftSpec> {
         line_rate_bps: f64::INFINITY,
     };
     let start_cwnd = params::read_f64(t, f("start_cwnd"))?;
+    let check_after_send = params::read_choice(t, f("window_check"))? == "after_send";
+    let rx_delay_ps = params::read_time(t, f("rx_delay"))?;
     if p.fs_max_cwnd <= p.fs_min_cwnd {
         return Err(t.err(
             "fs_max_cwnd",
@@ -74,6 +83,8 @@ pub fn read(t: &mut TableReader) -> Res<SwiftSpec> {
     Ok(SwiftSpec {
         params: p,
         start_cwnd,
+        check_after_send,
+        rx_delay_ps,
     })
 }
 
@@ -117,6 +128,9 @@ mod tests {
         assert_eq!(s.start_cwnd, 12.0);
         assert_eq!(resolved["endpoint_target"], Json::String("20us".into()));
         assert_eq!(resolved["last_decrease"], Json::String("decrease".into()));
+        assert_eq!(resolved["window_check"], Json::String("after_send".into()));
+        assert!(s.check_after_send);
+        assert_eq!(s.rx_delay_ps, 0);
         let p = s.for_flow(4096, 100e9);
         assert_eq!((p.mss_bytes, p.line_rate_bps), (4096, 100e9));
         assert!(p.validate().is_ok());
@@ -140,6 +154,8 @@ min_cwnd = 0.01
 max_cwnd = 64
 start_cwnd = 1
 last_decrease = "not_increase"
+window_check = "before_send"
+rx_delay = "5us"
 "#,
         )
         .unwrap();
@@ -167,6 +183,8 @@ last_decrease = "not_increase"
             (3, 0.01, 64.0, LastDecrease::NotIncrease)
         );
         assert_eq!(s.start_cwnd, 1.0);
+        assert!(!s.check_after_send);
+        assert_eq!(s.rx_delay_ps, 5 * US);
         assert_eq!(resolved["endpoint_target"], Json::String("off".into()));
     }
 

@@ -5,7 +5,7 @@
 use super::params::{self, spec, TM};
 use super::reader::{show, Res, TableReader};
 use super::{Scenario, ScenarioError};
-use crate::proto::timely::{Sampling, TimelyParams};
+use crate::proto::timely::{Sampling, StepScaling, TimelyParams};
 use crate::units;
 use serde_json::Value as Json;
 
@@ -64,6 +64,8 @@ pub fn read(t: &mut TableReader) -> Res<TimelySpec> {
         max_rate_bps: f64::INFINITY,
         sampling: Sampling::from_name(&params::read_choice(t, f("sampling"))?)
             .expect("a listed sampling rule"),
+        step_scaling: StepScaling::from_name(&params::read_choice(t, f("step_scaling"))?)
+            .expect("a listed step scaling"),
     };
     if p.t_high_ps <= p.t_low_ps {
         return Err(t.err(
@@ -162,6 +164,7 @@ mod tests {
         assert_eq!(s.start_rate_bps, None);
         assert_eq!(resolved["start_rate"], Json::String("line".into()));
         assert_eq!(resolved["sampling"], Json::String("segment".into()));
+        assert_eq!(resolved["step_scaling"], Json::String("min_rtt".into()));
         // per flow: the line rate is the ceiling
         let p = s.for_flow(25e9);
         assert_eq!(p.max_rate_bps, 25e9);
@@ -180,6 +183,7 @@ t_high = "1ms"
 min_rtt = "10us"
 seg = "16KB"
 sampling = "rtt"
+step_scaling = "none"
 hai_threshold = 3
 hai_factor = 10.0
 min_rate = "1Gbps"
@@ -197,6 +201,7 @@ start_rate = "5Gbps"
             (10 * US, 16_000, Sampling::Rtt, 3)
         );
         assert_eq!((p.hai_factor, p.min_rate_bps), (10.0, 1e9));
+        assert_eq!(p.step_scaling, StepScaling::None);
         assert_eq!(s.start_rate_bps, Some(5e9));
         assert!(s.start_rates.is_empty());
         let (s, r) = read_str("start_rate = [\"7Gbps\", \"3Gbps\"]").unwrap();
@@ -224,6 +229,12 @@ start_rate = "5Gbps"
                 "segment",
             ),
             ("hai_threshold = 0", "cc.timely.hai_threshold", "0", "1"),
+            (
+                "step_scaling = \"always\"",
+                "cc.timely.step_scaling",
+                "always",
+                "min_rtt",
+            ),
             ("seg = \"10B\"", "cc.timely.seg", "10B", "64B"),
             (
                 "start_rate = \"fast\"",

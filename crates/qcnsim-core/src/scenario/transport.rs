@@ -18,6 +18,16 @@ pub enum Transport {
     Gbn,
 }
 
+/// `transport.ack_queue`: where ACKs and NACKs wait at the switches on their way back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AckQueue {
+    /// The strict-priority control queue, before every data frame (the default).
+    Control,
+    /// The data queue of their flow's priority, behind its data frames (HPCC's ns-3 with
+    /// `ACK_HIGH_PRIO 0`).
+    Data,
+}
+
 /// The scenario's go-back-N parameters.
 #[derive(Debug, Clone)]
 pub struct TransportSpec {
@@ -26,6 +36,8 @@ pub struct TransportSpec {
     pub ack_bytes: u32,
     /// The delayed-ACK timer of an acknowledged congestion control's receiver (sim/cc/e2e.rs).
     pub ack_delay: crate::units::SimTime,
+    /// Where ACKs and NACKs wait at the switches (`transport.ack_queue`).
+    pub ack_queue: AckQueue,
 }
 
 impl TransportSpec {
@@ -39,6 +51,7 @@ impl TransportSpec {
             },
             ack_bytes: 64,
             ack_delay: 0,
+            ack_queue: AckQueue::Control,
         }
     }
 }
@@ -98,9 +111,14 @@ pub fn parse(t: &mut TableReader) -> Res<TransportSpec> {
     };
     let ack_bytes = params::read_bytes(t, params::spec(TP, "ack_frame"))? as u32;
     let ack_delay = params::read_time(t, params::spec(TP, "ack_delay"))?;
+    let ack_queue = match params::read_choice(t, params::spec(TP, "ack_queue"))?.as_str() {
+        "data" => AckQueue::Data,
+        _ => AckQueue::Control,
+    };
     Ok(TransportSpec {
         gbn,
         ack_bytes,
         ack_delay,
+        ack_queue,
     })
 }

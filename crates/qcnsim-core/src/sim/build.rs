@@ -289,6 +289,8 @@ impl<'a> Core<'a> {
             fixed_ports: Vec::new(),
             hops: Vec::new(),
             prefetch: None,
+            gated_run: true,
+            gate_skip_on: true,
         }
     }
 }

@@ -1,11 +1,13 @@
 //! The data path's shortcuts and what each subsystem needs of them.
 //!
-//! Four shortcuts make the common path cheap (docs/performance.md): a frame sent straight to
+//! Five shortcuts make the common path cheap (docs/performance.md): a frame sent straight to
 //! the wire at an idle, empty port (`send_direct`: no enqueue, no dequeue), the
 //! transmission-done slot beside the event queue (`txdone_at!`), a delivery that only counts
-//! (`deliver`), and departures fixed at enqueue (`enqueue_fixed`: at a FIFO switch port towards
+//! (`deliver`), departures fixed at enqueue (`enqueue_fixed`: at a FIFO switch port towards
 //! a host whose order nothing can change, a frame's start, end and delivery are computed when it
-//! is queued, so it makes no event there). Each bypasses something a mechanism may act on. So every subsystem answers, in
+//! is queued, so it makes no event there), and an event loop that does not ask, at a frame's
+//! departure from its rate limiter, whether a window lets it leave (`Sim::event_loop::<false>`,
+//! in runs where no flow has a window or INT bytes). Each bypasses something a mechanism may act on. So every subsystem answers, in
 //! its own file, the questions of [`Needs`]; [`Sim::prepare_ports`] combines the answers of
 //! every subsystem at the start of the run (the list in `Sim::needs_of`, the only place that
 //! names them all) and sets the per-port and per-flow flags the data path reads. A subsystem
@@ -54,6 +56,13 @@ pub(super) trait Needs {
     /// flow `fi`: they go before waiting data frames at the ports towards that host, whose
     /// departures are then not computed when the data frames are queued.
     fn sends_control(&self, _core: &Core, _fi: usize) -> bool {
+        false
+    }
+    /// It decides when flow `fi`'s frames may leave its rate limiter (a window beside it), or
+    /// its data frames carry more bytes on the wire than its source made (INT): the event loop
+    /// asks at every departure from a rate limiter. Without such a flow in the run, the loop
+    /// that never asks runs (`Sim::event_loop::<false>`).
+    fn gates_departures(&self, _core: &Core, _fi: usize) -> bool {
         false
     }
 }
@@ -141,7 +150,11 @@ impl<'a> Sim<'a> {
                 (slot_ok, direct_ok)
             })
             .collect();
+        // the event loop that asks at departures from rate limiters (`Flow::e2e`, `int_bytes`)
+        let gated = !core.gate_skip_on
+            || (0..core.flows.len()).any(|fi| self.heard().any(|n| n.gates_departures(core, fi)));
         let core = &mut self.core;
+        core.gated_run = gated;
         core.slow = slow;
         for (f, r) in core.flows.iter_mut().zip(rx) {
             f.rx_special = r;
@@ -273,8 +286,9 @@ impl<'a> Sim<'a> {
 
     /// Ports where a frame may go straight to the wire although a subsystem watches the port's
     /// queue, or whose departures are fixed although a subsystem moves them or sends control
-    /// frames to the port's host, asked of every subsystem now (none unless a test switch
-    /// dropped an answer).
+    /// frames to the port's host, and flows whose departures a subsystem gates in a run whose
+    /// event loop does not ask, asked of every subsystem now (none unless a test switch dropped
+    /// an answer).
     pub fn fast_path_bypasses(&self) -> usize {
         let core = &self.core;
         let mut control_to = vec![false; core.sc.nodes.len()];
@@ -283,16 +297,25 @@ impl<'a> Sim<'a> {
                 control_to[core.flows[fi].src as usize] = true;
             }
         }
-        (0..core.ports.len())
-            .filter(|&pi| {
-                let p = &core.ports[pi];
-                let needs = self.needs_of();
-                (p.direct_ok && needs.iter().any(|n| n.watches_queue(core, pi)))
-                    || (p.fixed
-                        && (control_to[p.peer as usize]
-                            || needs.iter().any(|n| n.moves_departures(core, pi))))
-            })
-            .count()
+        // flows whose departures a subsystem gates, in a run whose loop does not ask
+        let ungated = if core.gated_run {
+            0
+        } else {
+            (0..core.flows.len())
+                .filter(|&fi| self.needs_of().iter().any(|n| n.gates_departures(core, fi)))
+                .count()
+        };
+        ungated
+            + (0..core.ports.len())
+                .filter(|&pi| {
+                    let p = &core.ports[pi];
+                    let needs = self.needs_of();
+                    (p.direct_ok && needs.iter().any(|n| n.watches_queue(core, pi)))
+                        || (p.fixed
+                            && (control_to[p.peer as usize]
+                                || needs.iter().any(|n| n.moves_departures(core, pi))))
+                })
+                .count()
     }
 
     /// Data frames whose departure was fixed at enqueue (`enqueue_fixed`), so far.
@@ -323,6 +346,19 @@ impl<'a> Sim<'a> {
     /// `PREFETCH_PORTS` ports). Tables are the same either way, which a test checks.
     pub fn set_prefetch(&mut self, on: Option<bool>) {
         self.core.prefetch = on;
+    }
+
+    /// Run the event loop that asks at every departure from a rate limiter whether a window
+    /// lets the frame leave, even when no flow has one (slower; the default must give identical
+    /// results, which a test checks).
+    pub fn set_gate_skip(&mut self, on: bool) {
+        self.core.gate_skip_on = on;
+    }
+
+    /// Whether the run took the event loop that asks windows at departures from rate limiters
+    /// (set when the run starts).
+    pub fn departures_gated(&self) -> bool {
+        self.core.gated_run
     }
 
     /// Fix no departure at enqueue: every frame waits in its queue and leaves by a

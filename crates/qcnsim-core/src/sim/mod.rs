@@ -67,7 +67,13 @@ impl<'a> Sim<'a> {
             .prefetch
             .unwrap_or(self.core.ports.len() >= PREFETCH_PORTS);
         loop {
-            self.event_loop(prefetch, progress, wall, &mut last_report)?;
+            // the loop that asks windows at departures from rate limiters only when a flow has
+            // one (sim/fastpath.rs)
+            if self.core.gated_run {
+                self.event_loop::<true>(prefetch, progress, wall, &mut last_report)?;
+            } else {
+                self.event_loop::<false>(prefetch, progress, wall, &mut last_report)?;
+            }
             // the queue is empty or beyond the end: the slot's last transmissions within it (a
             // loop only for the guard: they never make events)
             if !self.fire_slot(self.core.end, u64::MAX) {
@@ -93,14 +99,16 @@ impl<'a> Sim<'a> {
     /// The event loop: every event up to the end, in `(time, seq)` order, with the
     /// transmission-done slot's events in theirs. A function of its own, called once (again only
     /// if the slot's guard fired at the end): inside a loop in `run` the compiler kept fewer
-    /// values in registers (1.6 % more instructions on benchmark 1).
+    /// values in registers (1.6 % more instructions on benchmark 1). `GATED`: some flow's
+    /// departures from its rate limiter are gated by a window (or its frames carry INT bytes):
+    /// `Core::gated_run`; the loop without it tests neither per frame.
     ///
-    /// With `prefetch` (a large fabric) each event first prefetches what the next two will
-    /// touch (`prefetch_next`, out of line; a small run pays one test of a register per event:
-    /// two copies of the loop, one with it, stopped the compiler inlining the pop and the
-    /// sources into either, 8 % more instructions on the greedy dumbbell).
+    /// With `prefetch` (a large fabric) each event first prefetches what the next events will
+    /// touch (`prefetch_next`, out of line, behind a flag: a small run pays one test of a
+    /// register per event; a copy of the loop with it inlined stopped the compiler inlining the
+    /// pop and the sources, 8 % more instructions on the greedy dumbbell).
     #[inline(never)]
-    fn event_loop(
+    fn event_loop<const GATED: bool>(
         &mut self,
         prefetch: bool,
         progress: &mut dyn FnMut(f64) -> bool,
@@ -122,7 +130,7 @@ impl<'a> Sim<'a> {
             }
             self.core.now = t;
             self.core.events += 1;
-            self.dispatch(ev);
+            self.dispatch::<GATED>(ev);
             if self.core.events & 0xFFFF == 0 {
                 self.every_65536(progress, wall, last_report)?;
             }
@@ -193,10 +201,10 @@ impl<'a> Sim<'a> {
     // Always inlined into the event loop: as a call it costs about 6 % more instructions per
     // event (docs/performance.md, "Shared-buffer switches").
     #[inline(always)]
-    fn dispatch(&mut self, ev: Ev) {
+    fn dispatch<const GATED: bool>(&mut self, ev: Ev) {
         match ev {
-            Ev::Gen { flow } => self.on_gen(flow as usize),
-            Ev::RlRelease { flow, gen } => self.on_rl_timer(flow, gen),
+            Ev::Gen { flow } => self.on_gen::<GATED>(flow as usize),
+            Ev::RlRelease { flow, gen } => self.on_rl_timer::<GATED>(flow, gen),
             Ev::SwitchArrive { pkt, .. } => self.on_switch_arrive(pkt),
             Ev::TxDone { port } => {
                 self.core.ports[port as usize].txdone_pending = false;

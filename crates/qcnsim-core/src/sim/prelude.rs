@@ -9,6 +9,7 @@ pub(in crate::sim) use crate::proto::multicast::NO_CPID;
 pub(in crate::sim) use crate::proto::qcn_cp::Cp;
 pub(in crate::sim) use crate::proto::qcn_rp::{Rp, RpOutput, TimerCmd};
 pub(in crate::sim) use crate::scenario::flow_control::FcMode;
+pub(in crate::sim) use crate::scenario::transport::AckQueue;
 pub(in crate::sim) use crate::scenario::{Capacity, CcMode, NodeKind, Scenario, Traffic};
 pub(in crate::sim) use crate::sim::cc::Reaction;
 pub(in crate::sim) use crate::table::{ColumnData, RunOutput, Table};

@@ -306,7 +306,10 @@ impl<'a> Sim<'a> {
         // a shared memory without flow control: the frame `plain_start_next` takes, if data
         let port = &self.core.ports[pi];
         let data = if port.cap == Capacity::Shared && port.ctrl.is_empty() {
-            port.q.front().map(|&d| self.core.pkts[d as usize])
+            port.q
+                .front()
+                .map(|&d| self.core.pkts[d as usize])
+                .filter(|pk| pk.kind == KIND_DATA)
         } else {
             None
         };
@@ -324,6 +327,15 @@ impl<'a> Sim<'a> {
             Next::Nothing => {}
             Next::Pause(slot) => self.fc.send_frame(&mut self.core, pi, slot),
             Next::Control(c) => self.transmit(pi, c),
+            Next::Data(pkt) if self.core.pkts[pkt as usize].kind != KIND_DATA => {
+                // an ACK in the data queue (`transport.ack_queue = "data"`): no mark, no
+                // memory or meter to release
+                let ba = self.core.ports[pi].ba != NONE;
+                self.transmit(pi, pkt);
+                if ba {
+                    self.cm.ba_qlen(&mut self.core, pi);
+                }
+            }
             Next::Data(pkt) => {
                 let port = &self.core.ports[pi];
                 let (from_switch, shared) = (port.from_switch, port.cap == Capacity::Shared);

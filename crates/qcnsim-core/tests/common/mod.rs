@@ -31,6 +31,59 @@ size = "500KB"
 start = "100us"
 "#;
 
+/// `n` go-back-N flows `f0`.. of `size` (long-lived when far beyond the run) from their own
+/// hosts `h0`.. through one switch `sw` into one receiver `r`, every link `rate` with one-way
+/// `delay`, frames of `frame`, no buffer limits, 20 ms: the network and flows of the
+/// end-to-end algorithms' tests (tests/dctcp.rs, timely.rs, swift.rs), which add `[cc]` and
+/// `[metrics]`.
+pub fn gbn_incast(n: usize, rate: &str, delay: &str, frame: &str, size: &str) -> String {
+    use std::fmt::Write;
+    let mut s = format!(
+        "[meta]\nduration = \"20ms\"\n[defaults]\nlink_rate = \"{rate}\"\nlink_delay = \"{delay}\"\n\
+         switch_latency = \"0us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
+         [[switches]]\nname = \"sw\"\n[[hosts]]\nname = \"r\"\n[[links]]\nbetween = [\"sw\", \"r\"]\n"
+    );
+    for h in 0..n {
+        writeln!(
+            s,
+            "[[hosts]]\nname = \"h{h}\"\n[[links]]\nbetween = [\"h{h}\", \"sw\"]\n\
+             [[flows]]\nname = \"f{h}\"\nsrc = \"h{h}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
+             size = \"{size}\"\ntransport = \"gbn\"\nframe = \"{frame}\""
+        )
+        .unwrap();
+    }
+    s
+}
+
+/// The lossless fabric of the end-to-end algorithms' property tests: flows `(size B, frame B,
+/// start us)` from their own hosts into `r`, through `s0` or, with `two_switches`, `s1` then
+/// `s0`; `rate_gbps` links of 2 µs, no buffer limits, priority 3 with PFC (ingress watermarks,
+/// xoff 40 KB, xon 30 KB), 100 µs of arrivals and drain mode up to 1 s. The caller adds `[cc]`
+/// (and `[transport]`, `[metrics]`).
+pub fn lossless_incast(rate_gbps: u32, two_switches: bool, flows: &[(u64, u32, u32)]) -> String {
+    use std::fmt::Write;
+    let mut s = format!(
+        "[meta]\nduration = \"100us\"\ndrain_until = \"1s\"\n[defaults]\nlink_rate = \"{rate_gbps}Gbps\"\n\
+         link_delay = \"2us\"\nbuffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
+         [[switches]]\nname = \"s0\"\n[[hosts]]\nname = \"r\"\n"
+    );
+    if two_switches {
+        s += "[[switches]]\nname = \"s1\"\n[[links]]\nbetween = [\"s1\", \"s0\"]\n";
+    }
+    s += "[[links]]\nbetween = [\"s0\", \"r\"]\n";
+    let edge = if two_switches { "s1" } else { "s0" };
+    for (i, &(size, frame, start)) in flows.iter().enumerate() {
+        writeln!(
+            s,
+            "[[hosts]]\nname = \"h{i}\"\n[[links]]\nbetween = [\"h{i}\", \"{edge}\"]\n\
+             [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"r\"\ntraffic = \"greedy\"\n\
+             size = \"{size}B\"\nframe = \"{frame}B\"\nstart = \"{start}us\"\ntransport = \"gbn\"\npriority = 3"
+        )
+        .unwrap();
+    }
+    s + "[flow_control]\nmode = \"pfc\"\nwatermark = \"ingress\"\nxoff = \"40KB\"\nxon = \"30KB\"\n"
+}
+
 /// Run scenario text (with `path=value` overrides) to the end; panics on a scenario error.
 pub fn run(text: &str, overrides: &[&str], seed: Option<u64>) -> RunOutput {
     let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();

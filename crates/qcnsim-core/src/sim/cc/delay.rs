@@ -14,9 +14,9 @@
 //!   packet per `rtt/cwnd` (rate = cwnd·MSS/rtt). The hop count is the ACK's `hops` (the
 //!   switches the data frame crossed), or, with link failures (hop-by-hop routing, whose frames
 //!   do not count their hops), the switches of the flow's initial path. The endpoint delay is
-//!   0: the receiver's NIC sends each ACK at the arrival of the frame it acknowledges
-//!   (`transport.ack_interval = 1`, the default) and the simulator models no host delay at
-//!   either end, so the whole RTT is fabric delay and the endpoint window only grows. With
+//!   `cc.swift.rx_delay` (0 by default): the receiving host holds each ACK that long
+//!   (sim/cc/e2e.rs) and nothing else of a host is modelled, so with 0 the whole RTT is fabric
+//!   delay and the endpoint window only grows. With
 //!   `transport.ack_interval > 1`, a delayed ACK's wait counts as fabric delay (the echo
 //!   carries no receive time). A NACK is Swift's fast-recovery loss, a retransmission timeout
 //!   its timeout.
@@ -96,7 +96,7 @@ impl TimelyFlow {
         let last = self.n > 0 && ack.next_expected >= self.n && ack.acked_bytes > 0;
         let c = if last && self.p.sampling == Sampling::Segment {
             // the message's end completes its last (possibly partial) segment: one sample
-            self.s.on_rtt_sample(&self.p, ack.rtt())
+            self.s.on_rtt_sample(&self.p, ack.now, ack.rtt())
         } else {
             self.s.on_ack(&self.p, ack)
         };
@@ -118,6 +118,8 @@ pub(in crate::sim) struct SwiftFlow {
     path_hops: Option<u8>,
     pub(in crate::sim) cwnd_min: f64,
     pub(in crate::sim) cwnd_max: f64,
+    /// The endpoint delay every ACK carries (`cc.swift.rx_delay`), ps.
+    endpoint_delay: SimTime,
     /// ACKs from this time on are summed (the second half of `meta.duration`).
     late_from: SimTime,
     late_acks: u64,
@@ -139,6 +141,7 @@ impl SwiftFlow {
             path_hops,
             cwnd_min: w,
             cwnd_max: w,
+            endpoint_delay: sc.swift.rx_delay_ps,
             late_from: sc.duration / 2,
             late_acks: 0,
             late_delay_sum: 0.0,
@@ -165,11 +168,11 @@ impl SwiftFlow {
         if a.now >= self.late_from && a.acked_bytes > 0 {
             // the target this ACK is compared with (before it changes fcwnd)
             self.late_acks += 1;
-            self.late_delay_sum += a.rtt() as f64;
+            self.late_delay_sum += a.rtt().saturating_sub(self.endpoint_delay) as f64;
             self.late_target_sum += self.p.fabric_target(a.hops, self.s.fcwnd());
         }
-        // the endpoint delay: none modelled (module doc)
-        let c = self.s.on_ack(&self.p, &a, 0);
+        // the endpoint delay: the receiving host's constant delay (module doc)
+        let c = self.s.on_ack(&self.p, &a, self.endpoint_delay);
         self.seen(c)
     }
 

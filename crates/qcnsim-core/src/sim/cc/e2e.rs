@@ -16,7 +16,8 @@
 //!   time `t`), go-back-N's verdict and the frame's CE bit go to the receiver's echo state
 //!   (proto/dctcp.rs `Receiver`: an ACK every `transport.ack_interval` frames and at the last
 //!   frame, and with DCTCP's Figure 10 at once when the CE bit changes); each ACK is a control
-//!   frame of `transport.ack_frame` bytes made now and sent at `t` (`Ev::AckOut`) through the
+//!   frame of `transport.ack_frame` bytes made now and sent at `t` (`Ev::AckOut`; for Swift's
+//!   flows at `t + cc.swift.rx_delay`, the receiving host's delay) through the
 //!   receiver NIC's strict-priority control queue towards the source, like go-back-N's own ACKs.
 //!   What it echoes (the covered frames, how many were CE, the newest one's send time, its hops
 //!   and telemetry) waits in a per-frame store indexed by the ACK's slot. A NACK echoes nothing.
@@ -106,6 +107,9 @@ pub(in crate::sim) struct Snd {
     size: Option<u64>,
     /// The window the algorithm set, bytes.
     pub(in crate::sim) window: u64,
+    /// The window bounds the bytes in flight after a frame is sent (Swift's
+    /// `cc.swift.window_check = "after_send"`), not those before it.
+    after_send: bool,
     pub(in crate::sim) acks_rx: u64,
     pub(in crate::sim) ece_acks: u64,
     /// INT bytes this flow's ACKs carry (HPCC; 0 otherwise).
@@ -125,6 +129,18 @@ impl Snd {
             }
             _ => full,
         }
+    }
+}
+
+/// Whether a frame of `frame` bytes may leave with `before` bytes in flight under a window of
+/// `window` bytes: `before < window`, or with `after_send` `before + frame ≤ window` (htsim's
+/// Swift, Linux's integer cwnd) or nothing in flight.
+#[inline]
+fn window_allows(before: u64, frame: u64, window: u64, after_send: bool) -> bool {
+    if after_send {
+        before == 0 || before + frame <= window
+    } else {
+        before < window
     }
 }
 
@@ -155,6 +171,9 @@ pub(in crate::sim) struct E2eState {
     /// Per acknowledged flow: the receiver's delayed-ACK timer, and what the newest frame it
     /// counted would echo (its send time, hops, telemetry).
     ack_timer: Vec<LazyTimer>,
+    /// Per acknowledged flow: the receiving host's delay before an ACK or NACK it makes leaves
+    /// (`cc.swift.rx_delay` for Swift's flows; 0 otherwise).
+    rx_delay: Vec<SimTime>,
     last: Vec<(EchoRec, Option<IntRec>)>,
     echo_mode: Echo,
     ack_interval: u32,
@@ -199,6 +218,7 @@ impl E2eState {
                 };
                 snd.push(Snd {
                     window: algo.window(),
+                    after_send: sc.cc == CcMode::Swift && sc.swift.check_after_send,
                     algo,
                     una: 0,
                     nxt: 0,
@@ -212,8 +232,14 @@ impl E2eState {
                 });
             }
         }
+        let hold = if sc.cc == CcMode::Swift {
+            sc.swift.rx_delay_ps
+        } else {
+            0
+        };
         E2eState {
             on,
+            rx_delay: vec![hold; snd.len()],
             rcv: vec![dctcp::Receiver::default(); snd.len()],
             ack_timer: vec![LazyTimer::default(); snd.len()],
             last: vec![(EchoRec::default(), None); snd.len()],
@@ -256,12 +282,15 @@ impl E2eState {
 
 impl Cm {
     /// Whether flow `fi`'s window lets frame `seq` leave its rate limiter now: the bytes in
-    /// flight before it, `(seq - una) × frame`, are below the window. Out of line: the data path
-    /// of other runs only tests the flow's flag.
+    /// flight before it, `(seq - una) × frame`, are below the window; for a Swift flow with
+    /// `cc.swift.window_check = "after_send"` (the default), the bytes in flight with it are at
+    /// most the window, or nothing is in flight. Out of line: the data path of other runs only
+    /// tests the flow's flag.
     #[inline(never)]
     pub(in crate::sim) fn window_open(&self, fi: usize, seq: u32) -> bool {
         let s = &self.e2e.snd[self.e2e.ix[fi] as usize];
-        (seq.saturating_sub(s.una) as u64) * (s.frame as u64) < s.window
+        let before = (seq.saturating_sub(s.una) as u64) * (s.frame as u64);
+        window_allows(before, s.frame as u64, s.window, s.after_send)
     }
 
     /// Data frame `pkt` of acknowledged flow `flow` starts its transmission at its source NIC:
@@ -474,7 +503,8 @@ impl Cm {
             E2eState::grow(&mut e.int, pkt as usize, core.pkts.len());
             e.int[pkt as usize] = r;
         }
-        core.q.push(t, Ev::AckOut { pkt });
+        let hold = self.e2e.rx_delay[self.e2e.ix[flow as usize] as usize];
+        core.q.push(t + hold, Ev::AckOut { pkt });
     }
 
     /// ACK `pkt` leaves its receiver now: the port it is queued at (none without a route: it is
@@ -614,5 +644,104 @@ impl Cm {
         ))
         .chain(self.hpcc_flow_columns(core))
         .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::window_allows;
+
+    /// The window check, one row per case: (bytes in flight before the frame, frame, window,
+    /// after_send) -> may leave. 1000 B frames.
+    #[test]
+    fn window_check_rule_table() {
+        let rows: &[(u64, u64, u64, bool, bool, &str)] = &[
+            // a window of 1.5 packets: before_send lets a second frame out, after_send not
+            (0, 1000, 1500, false, true, "1.5 packets, nothing in flight"),
+            (
+                1000,
+                1000,
+                1500,
+                false,
+                true,
+                "1.5 packets, one in flight: before < window",
+            ),
+            (2000, 1000, 1500, false, false, "1.5 packets, two in flight"),
+            (0, 1000, 1500, true, true, "after_send, nothing in flight"),
+            (1000, 1000, 1500, true, false, "after_send: 2000 > 1500"),
+            // whole packets: both rules agree (DCTCP's floored windows)
+            (
+                1000,
+                1000,
+                2000,
+                false,
+                true,
+                "2 packets, one in flight (before)",
+            ),
+            (
+                1000,
+                1000,
+                2000,
+                true,
+                true,
+                "2 packets, one in flight (after)",
+            ),
+            (
+                2000,
+                1000,
+                2000,
+                false,
+                false,
+                "2 packets, two in flight (before)",
+            ),
+            (
+                2000,
+                1000,
+                2000,
+                true,
+                false,
+                "2 packets, two in flight (after)",
+            ),
+            // a window below one frame: one frame may still leave when nothing is in flight
+            (
+                0,
+                1000,
+                500,
+                true,
+                true,
+                "after_send, half a packet, nothing in flight",
+            ),
+            (
+                0,
+                1000,
+                500,
+                false,
+                true,
+                "before_send, half a packet, nothing in flight",
+            ),
+            (
+                1000,
+                1000,
+                500,
+                true,
+                false,
+                "after_send, half a packet, one in flight",
+            ),
+            // no window
+            (1 << 40, 1000, u64::MAX, true, true, "NO_WINDOW"),
+        ];
+        for &(before, frame, window, after, want, what) in rows {
+            assert_eq!(window_allows(before, frame, window, after), want, "{what}");
+        }
+        // whole-packet windows: the rules agree everywhere (DCTCP keeps its tables)
+        for k in 1..20u64 {
+            for n in 0..25u64 {
+                let (b, w) = (n * 1000, k * 1000);
+                assert_eq!(
+                    window_allows(b, 1000, w, true),
+                    window_allows(b, 1000, w, false)
+                );
+            }
+        }
     }
 }

@@ -690,6 +690,11 @@ impl Needs for Cm {
     fn receives(&self, _core: &Core, fi: usize) -> bool {
         self.e2e.has(fi)
     }
+    /// An acknowledged flow's window decides when its frames leave its rate limiter; HPCC's
+    /// frames carry INT bytes.
+    fn gates_departures(&self, core: &Core, fi: usize) -> bool {
+        self.e2e.has(fi) || core.flows[fi].int_bytes != 0
+    }
     /// A BA sensor follows the queue as frames leave, DCQCN marks them as they leave.
     fn moves_departures(&self, core: &Core, pi: usize) -> bool {
         let p = &core.ports[pi];

@@ -347,7 +347,11 @@ impl<'a> Sim<'a> {
     /// against the queue it leaves behind, then send it.
     #[inline(never)]
     fn send_marked(&mut self, pi: usize, pkt: u32, ba_dirty: bool) {
-        self.hook_dequeue_mark(pi, pkt);
+        // (an ACK in the data queue, `transport.ack_queue = "data"`, is neither marked nor
+        // stamped)
+        if self.core.pkts[pkt as usize].kind == KIND_DATA {
+            self.hook_dequeue_mark(pi, pkt);
+        }
         self.send_plain(pi, pkt);
         if ba_dirty {
             self.hook_qlen(pi);
@@ -512,6 +516,7 @@ impl<'a> Sim<'a> {
         }
     }
 
+    #[inline(always)]
     pub(in crate::sim) fn on_switch_arrive(&mut self, pkt: u32) {
         // (the fields read one by one: a copy of the whole frame went through the stack)
         let pk = &mut self.core.pkts[pkt as usize];
@@ -541,11 +546,68 @@ impl<'a> Sim<'a> {
             };
             self.enqueue_data(port, pkt);
         } else {
-            match self.core.feedback_next(at as usize, flow) {
-                Some(port) => self.enqueue_ctrl(port, pkt),
-                None => self.core.release(pkt),
-            }
+            self.control_arrive(pkt, at, flow);
         }
+    }
+
+    /// A control frame `pkt` of `flow` reaches switch `at`: it goes on towards its host (an ACK
+    /// or NACK into the data queue with `transport.ack_queue = "data"`). Out of line: data
+    /// frames are the switches' common path.
+    #[inline(never)]
+    fn control_arrive(&mut self, pkt: u32, at: u32, flow: u32) {
+        let kind = self.core.pkts[pkt as usize].kind;
+        match self.core.feedback_next(at as usize, flow) {
+            Some(port)
+                if (kind == KIND_ACK || kind == KIND_NACK)
+                    && self.core.sc.transport.ack_queue == AckQueue::Data =>
+            {
+                self.enqueue_reply_data(port, pkt)
+            }
+            Some(port) => self.enqueue_ctrl(port, pkt),
+            None => self.core.release(pkt),
+        }
+    }
+
+    /// `transport.ack_queue = "data"`: ACK or NACK `pkt` joins switch port `pi`'s data queue
+    /// (its flow's class queue with PFC), behind the data frames waiting there, and leaves in
+    /// their order (paused with that class). It counts in the port's queue length; it is not
+    /// admitted against the port's or a shared memory's capacity (never dropped), and no
+    /// congestion point, flow-control meter or shared memory sees it (`enqueue_queued`'s hooks
+    /// are for data frames; their dequeue counterparts skip it: `send_marked`, the wiring's
+    /// `slow_start_next`). Runs with ACKs use neither the slot nor fixed departures
+    /// (`prepare_ports`: their receivers make events).
+    #[inline(never)]
+    fn enqueue_reply_data(&mut self, pi: usize, pkt: u32) {
+        if self.core.port_down(pi) {
+            // a switch drops what it would send on a failed link
+            self.core.release(pkt);
+            return;
+        }
+        if self.core.slot_t != NEVER && self.core.slot_port == pi as u32 {
+            self.slot_to_queue(pi);
+        }
+        let now = self.core.now;
+        let pk = &self.core.pkts[pkt as usize];
+        let (size, flow) = (pk.size as u64, pk.flow as usize);
+        let class = self.core.flows[flow].class as usize;
+        let port = &mut self.core.ports[pi];
+        debug_assert!(!port.fixed, "an ACK at a port with fixed departures");
+        port.track_q(now);
+        if port.pq.is_empty() {
+            port.q.push_back(pkt);
+        } else {
+            port.pq[class].push_back(pkt);
+            port.pq_bytes[class] += size;
+            port.fc_waiting += 1;
+        }
+        port.q_bytes += size;
+        if port.q_bytes > port.max_q_bytes {
+            port.max_q_bytes = port.q_bytes;
+        }
+        if port.ba != NONE {
+            self.hook_qlen(pi);
+        }
+        self.kick(pi);
     }
 
     /// A data frame of unicast flow `f`, of `size` bytes born at `born`, is received at `t` (a

@@ -488,6 +488,12 @@ pub(in crate::sim) struct Core<'a> {
     /// Test switch of the event loop's prefetch (`set_prefetch`; `None`: by the fabric's size).
     pub(in crate::sim) prefetch: Option<bool>,
     pub(in crate::sim) fixed_ports: Vec<u32>,
+    /// A window beside some flow's rate limiter decides when its frames leave (an acknowledged
+    /// flow: sim/fastpath.rs, `Needs::gates_departures`): the event loop that tests it runs;
+    /// without one, the loop without the test. `gate_skip_on` is the test switch
+    /// (`set_gate_skip`: off, the loop that tests runs always).
+    pub(in crate::sim) gated_run: bool,
+    pub(in crate::sim) gate_skip_on: bool,
 }
 
 impl Core<'_> {

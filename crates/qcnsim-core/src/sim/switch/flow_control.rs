@@ -109,6 +109,9 @@ pub(in crate::sim) struct Fc {
     xon_only: bool,
     quanta: u32,
     cnm_class: usize,
+    /// `transport.ack_queue = "data"`: an ACK at a NIC's control queue waits while its flow's
+    /// priority is paused.
+    ack_data: bool,
     lossless: Vec<bool>,
     watermark: Option<WatermarkMode>,
     pub(in crate::sim) slots: Vec<Slot>,
@@ -163,6 +166,7 @@ impl Fc {
         fc.xon_only = spec.xon_only;
         fc.quanta = spec.pause_quanta;
         fc.cnm_class = spec.cnm_priority;
+        fc.ack_data = sc.transport.ack_queue == AckQueue::Data;
         fc.lossless = spec.lossless.clone();
         fc.watermark = Some(spec.watermark);
         fc.guard = deadlock::Guard::build(sc);
@@ -430,7 +434,19 @@ impl Fc {
         let mask = self.ports[pi].paused_mask;
         let port = &mut core.ports[pi];
         let cnm_blocked = if self.pfc {
-            mask >> self.cnm_class & 1 == 1
+            // with `transport.ack_queue = "data"` an ACK or NACK waiting at a NIC goes before
+            // its data frames but waits while its flow's priority is paused (HPCC's ns-3
+            // RdmaEgressQueue: its ACK queue is paused with ack_q_idx)
+            let class = match port.ctrl.front() {
+                Some(&c)
+                    if self.ack_data
+                        && matches!(core.pkts[c as usize].kind, KIND_ACK | KIND_NACK) =>
+                {
+                    core.flows[core.pkts[c as usize].flow as usize].class as usize
+                }
+                _ => self.cnm_class,
+            };
+            mask >> class & 1 == 1
         } else {
             mask != 0
         };
