@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: running a scenario and reading typed columns.
 #![allow(dead_code)]
 
+pub mod random_net;
+
 use qcnsim_core::api::{ColumnData, RunOutput, Table};
 use qcnsim_core::scenario;
 use qcnsim_core::sim::Sim;
