@@ -775,6 +775,40 @@ mod tests {
         assert_eq!(Timely::new(&p, 1.0).rate_bps(), 100e6);
     }
 
+    /// Below T_low a flow gains δ per completion event, and completion events come every
+    /// Seg/R: the rate grows as dR/dt = δ·R/Seg (the fluid model's eq. 21 with τ* = Seg/R),
+    /// e-folding every Seg/δ = 51.2 ms at the defaults (64 KB, 10 Mb/s). From the 100 Mb/s
+    /// floor a flow is at about 0.7 Gb/s after 100 ms, and HAI never applies (Algorithm 1 gives
+    /// the T_low branch δ, not N·δ). docs/models/timely.md, "Ten greedy flows".
+    #[test]
+    fn recovery_from_the_floor_below_t_low_takes_seg_over_delta_per_e_fold() {
+        for scaling in [StepScaling::MinRtt, StepScaling::None] {
+            let p = TimelyParams {
+                step_scaling: scaling,
+                ..p()
+            };
+            let mut t = Timely::new(&p, p.min_rate_bps);
+            let mut now: SimTime = 0;
+            let end: SimTime = 100_000 * US;
+            while now < end {
+                // the next segment completes Seg/R later; the queue is empty (10 µs RTT)
+                now += (p.seg_bytes as f64 * 8.0 / t.rate_bps() * 1e12) as SimTime;
+                t.on_rtt_sample(&p, now, 10 * US);
+                assert_eq!(t.last_rule(), Some(Rule::BelowTLow));
+            }
+            let e_fold_s = p.seg_bytes as f64 * 8.0 / p.delta_bps;
+            assert!((e_fold_s - 0.0512).abs() < 1e-12);
+            let fluid = p.min_rate_bps * (0.1 / e_fold_s).exp(); // 0.705 Gb/s
+            let r = t.rate_bps();
+            // discrete steps of δ at R: ln(1 + δ/R) per step, a little below δ/R at the floor
+            assert!(
+                r <= fluid && r >= 0.93 * fluid,
+                "{scaling:?}: {r} vs {fluid}"
+            );
+            assert!(r < 0.1 * LINE, "{r}");
+        }
+    }
+
     mod props {
         use super::*;
         use proptest::prelude::*;
