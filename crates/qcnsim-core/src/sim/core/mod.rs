@@ -222,8 +222,8 @@ pub(in crate::sim) struct Dep {
 /// Fields in the order of use (`repr(C)`), in two pairs of cache lines: what a frame-hop at a
 /// switch port reads and writes on its arrival, its enqueue and its send (the flags, the CP and
 /// sensor slots, the wire times, the queue and its length) in the first 128 bytes; the queue's
-/// time integral, the counters, the capacity, the control queue and a fixed port's queue in the
-/// next 128; the rarely read settings and statistics after them. Aligned to 128 bytes, the pair
+/// time integral, the counters, the capacity, the control queue and the QCN CP's countdown in the
+/// next 128; a fixed port's queue, the rarely read settings and statistics after them. Aligned to 128 bytes, the pair
 /// of lines the processor's adjacent-line prefetcher fetches together, so that a cold port costs
 /// two misses where its six lines cost up to five (docs/performance.md, "Cost per event by
 /// fabric size").
