@@ -401,6 +401,17 @@ impl Cm {
         }
     }
 
+    /// Undo [`Cm::place_countdowns`]: each countdown back in its CP, read there at every
+    /// arrival (`Sim::set_cp_countdowns_in_ports`, a test's switch).
+    pub(in crate::sim) fn take_countdowns(&mut self, core: &mut Core) {
+        for port in core.ports.iter_mut().filter(|p| p.cp_here) {
+            if let Some(CpState::Qcn(cp)) = self.cps.get_mut(port.cp as usize) {
+                cp.set_time_to_mark(port.cp_left);
+            }
+            port.cp_here = false;
+        }
+    }
+
     /// The CP of port `pi` (slot `cpi`) sees data frame `pkt` enqueued.
     #[inline(always)]
     fn cp_step(
