@@ -2,7 +2,8 @@
 //! flows' hop records (`Core::hops`) change where state lies and when the processor loads it,
 //! never what the simulation computes: tables are identical with the prefetch forced on and off,
 //! on a fabric (ECMP paths of up to six ports, in hop records) and on a chain longer than a hop
-//! record holds (its frames take the flow's own path).
+//! record holds (its frames take the flow's own path). Likewise the QCN CPs' byte countdowns kept
+//! in their ports (`Port::cp_left`) or in the CPs' own state.
 
 mod common;
 use common::*;
@@ -62,6 +63,66 @@ mode = "qcn"
     let out = same_with_and_without_prefetch(text);
     let rx = i64s(table(&out, "flows"), "rx_bytes").iter().sum::<i64>();
     assert!(rx > 1_000_000, "the fabric delivered {rx} bytes");
+}
+
+#[test]
+fn qcn_tables_do_not_depend_on_where_the_cp_countdown_lies() {
+    let text = r#"
+[meta]
+name = "ft"
+duration = "2ms"
+seed = 5
+
+[defaults]
+link_delay = "1us"
+switch_latency = "500ns"
+nic_buffer = "infinite"
+
+[topology]
+kind = "fat-tree"
+k = 4
+host_rate = "10Gbps"
+agg_rate = "10Gbps"
+core_rate = "10Gbps"
+edge_buffer = "30KB"
+agg_buffer = "30KB"
+core_buffer = "30KB"
+
+[routing]
+mode = "ecmp"
+
+[[workloads]]
+name = "ws"
+sizes = "websearch"
+load = 0.8
+pattern = "all-to-all"
+
+[cc]
+mode = "qcn"
+"#;
+    let (here, ev_here) = run_sim(
+        text,
+        |sim| sim.set_cp_countdowns_in_ports(true),
+        |s| s.events(),
+    );
+    let (cp, ev_cp) = run_sim(
+        text,
+        |sim| sim.set_cp_countdowns_in_ports(false),
+        |s| s.events(),
+    );
+    assert_eq!(ev_here, ev_cp);
+    assert!(
+        tables_text(&here) == tables_text(&cp),
+        "tables differ with the CP countdowns in the ports and in the CPs"
+    );
+    // the CPs sampled (about every 150 KB a port queues: megabytes cross the countdowns many
+    // times) and some of the samples sent feedback
+    let rx = i64s(table(&here, "flows"), "rx_bytes").iter().sum::<i64>();
+    assert!(rx > 1_000_000, "the fabric delivered {rx} bytes");
+    let cnms = i64s(table(&here, "flows"), "cnm_received")
+        .iter()
+        .sum::<i64>();
+    assert!(cnms > 0, "{cnms} CNMs received");
 }
 
 #[test]

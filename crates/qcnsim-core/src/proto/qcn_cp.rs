@@ -376,6 +376,14 @@ impl Cp {
         self.time_to_mark
     }
 
+    /// Set the bytes still to be enqueued before the next sample: a simulator that keeps the
+    /// countdown beside the queue (where every arrival already looks) hands it back before
+    /// [`Cp::on_enqueue`] and reads it again after ([`Cp::time_to_mark`]).
+    #[inline]
+    pub fn set_time_to_mark(&mut self, bytes: f64) {
+        self.time_to_mark = bytes;
+    }
+
     /// `table[qntz_fb >> (fb_bits-3)] * base * U(1-j, 1+j)`. One draw per call, also with
     /// jitter 0, so the stream position never depends on the jitter setting. With
     /// `every_frame`: 0 (the next frame takes the countdown below 0), no draw.

@@ -125,6 +125,8 @@ impl<'a> Core<'a> {
                 direct_ok: false,
                 fixed: false,
                 fq: VecDeque::new(),
+                cp_here: false,
+                cp_left: 0.0,
             });
         }
         rec.tput_bytes = vec![0; rec.tput_ports.len() * rec.nbins];
@@ -322,6 +324,7 @@ impl<'a> Sim<'a> {
             links: links::LinkState::build(sc),
         };
         sim.core.build_hops();
+        sim.cm.place_countdowns(&mut sim.core);
         sim.start();
         sim
     }

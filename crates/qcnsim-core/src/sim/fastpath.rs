@@ -348,6 +348,17 @@ impl<'a> Sim<'a> {
         self.core.prefetch = on;
     }
 
+    /// Keep each QCN CP's byte countdown in its port (`true`, the default where it applies:
+    /// `Cm::place_countdowns`) or only in the CP's own state (`false`). Tables are the same
+    /// either way, which a test checks. Call it before the run.
+    pub fn set_cp_countdowns_in_ports(&mut self, on: bool) {
+        if on {
+            self.cm.place_countdowns(&mut self.core);
+        } else {
+            self.cm.take_countdowns(&mut self.core);
+        }
+    }
+
     /// Run the event loop that asks at every departure from a rate limiter whether a window
     /// lets the frame leave, even when no flow has one (slower; the default must give identical
     /// results, which a test checks).

@@ -367,11 +367,49 @@ impl Cm {
         qlen: u64,
         size: u32,
     ) -> Option<Ctrl> {
-        let cpi = core.ports[pi].cp as usize;
+        let port = &mut core.ports[pi];
+        if port.cp_here {
+            // a QCN CP's frame that is not sampled: its countdown, on the port's lines
+            // (`place_countdowns`; the same subtraction as `Cp::on_enqueue`)
+            let left = port.cp_left - size as f64;
+            if left >= 0.0 {
+                port.cp_left = left;
+                return None;
+            }
+        }
+        let cpi = port.cp as usize;
         if self.mc_counts {
             return self.cp_enqueue_counted(core, pi, cpi, pkt, qlen, size);
         }
         self.cp_step(core, pi, cpi, pkt, qlen, size)
+    }
+
+    /// Keep the byte countdown of each QCN CP in its port (`Port::cp_left`), where an arrival
+    /// already looks, when nothing but the CP itself reads it: not with NIC-side feedback (its
+    /// own path) nor with the multicast counters (each arrival counted in `cp_enq`). Called
+    /// once, when the run is built; the CP's copy is then brought up to date only at a sample
+    /// or a counted discard (`qcn_cp_enqueue`, `qcn_cp_discard`).
+    pub(in crate::sim) fn place_countdowns(&self, core: &mut Core) {
+        if self.nicfb.on || self.mc_counts {
+            return;
+        }
+        for port in core.ports.iter_mut().filter(|p| p.cp != NONE) {
+            if let Some(CpState::Qcn(cp)) = self.cps.get(port.cp as usize) {
+                port.cp_here = true;
+                port.cp_left = cp.time_to_mark();
+            }
+        }
+    }
+
+    /// Undo [`Cm::place_countdowns`]: each countdown back in its CP, read there at every
+    /// arrival (`Sim::set_cp_countdowns_in_ports`, a test's switch).
+    pub(in crate::sim) fn take_countdowns(&mut self, core: &mut Core) {
+        for port in core.ports.iter_mut().filter(|p| p.cp_here) {
+            if let Some(CpState::Qcn(cp)) = self.cps.get_mut(port.cp as usize) {
+                cp.set_time_to_mark(port.cp_left);
+            }
+            port.cp_here = false;
+        }
     }
 
     /// The CP of port `pi` (slot `cpi`) sees data frame `pkt` enqueued.

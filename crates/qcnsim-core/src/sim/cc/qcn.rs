@@ -31,7 +31,15 @@ impl Cm {
         let CpState::Qcn(cp) = &mut self.cps[cpi] else {
             return None;
         };
-        let s = cp.on_enqueue(&core.sc.qcn.cp, qlen, size)?;
+        let port = &mut core.ports[pi];
+        if port.cp_here {
+            cp.set_time_to_mark(port.cp_left);
+        }
+        let s = cp.on_enqueue(&core.sc.qcn.cp, qlen, size);
+        if port.cp_here {
+            port.cp_left = cp.time_to_mark();
+        }
+        let s = s?;
         self.qcn_cp_sampled(core, pi, cpi, pkt, qlen, s)
     }
 
@@ -54,7 +62,15 @@ impl Cm {
         let CpState::Qcn(cp) = &mut self.cps[cpi] else {
             return None;
         };
-        let s = cp.on_discard(&core.sc.qcn.cp, qlen, size)?;
+        let port = &mut core.ports[pi];
+        if port.cp_here {
+            cp.set_time_to_mark(port.cp_left);
+        }
+        let s = cp.on_discard(&core.sc.qcn.cp, qlen, size);
+        if port.cp_here {
+            port.cp_left = cp.time_to_mark();
+        }
+        let s = s?;
         self.qcn_cp_sampled(core, pi, cpi, pkt, qlen, s)
     }
 

@@ -222,8 +222,8 @@ pub(in crate::sim) struct Dep {
 /// Fields in the order of use (`repr(C)`), in two pairs of cache lines: what a frame-hop at a
 /// switch port reads and writes on its arrival, its enqueue and its send (the flags, the CP and
 /// sensor slots, the wire times, the queue and its length) in the first 128 bytes; the queue's
-/// time integral, the counters, the capacity, the control queue and a fixed port's queue in the
-/// next 128; the rarely read settings and statistics after them. Aligned to 128 bytes, the pair
+/// time integral, the counters, the capacity, the control queue and the QCN CP's countdown in the
+/// next 128; a fixed port's queue, the rarely read settings and statistics after them. Aligned to 128 bytes, the pair
 /// of lines the processor's adjacent-line prefetcher fetches together, so that a cold port costs
 /// two misses where its six lines cost up to five (docs/performance.md, "Cost per event by
 /// fabric size").
@@ -255,6 +255,10 @@ pub(in crate::sim) struct Port {
     pub(in crate::sim) fixed: bool,
     /// PFC: data frames wait in `pq`, one queue per priority (`pq` is not empty).
     pub(in crate::sim) pfc: bool,
+    /// The QCN CP's byte countdown to its next sample is `cp_left`, here rather than in the CP's
+    /// own state (`Cm::cp_enqueue`: a frame that is not sampled touches only the port's lines;
+    /// set by `Cm::place_countdowns`).
+    pub(in crate::sim) cp_here: bool,
     pub(in crate::sim) busy_until: SimTime,
     pub(in crate::sim) last_tx: SimTime,
     /// Idle time after the frame of `last_size` (the inter-frame gap at the current rate).
@@ -275,10 +279,10 @@ pub(in crate::sim) struct Port {
     /// Propagation only (to a host).
     pub(in crate::sim) prop: SimTime,
     pub(in crate::sim) ctrl: VecDeque<u32>,
-    /// A fixed port's queue (`Port::fixed`): each waiting data frame's start of transmission and
-    /// size, in order; a frame leaves it when its start has passed (`Core::settle`). (A frame
-    /// that would start after the end of the run waits in `q` instead, as a frame.)
-    pub(in crate::sim) fq: VecDeque<Dep>,
+    /// With `cp_here`, the QCN CP's bytes still to be enqueued before its next sample (the
+    /// CP's `time_to_mark`, which is then copied in and out only at a sample or a counted
+    /// discard).
+    pub(in crate::sim) cp_left: f64,
     pub(in crate::sim) rate: f64,
     /// Flow control: frames waiting in `pq` plus flow-control frames waiting to be sent.
     pub(in crate::sim) fc_waiting: u32,
@@ -287,6 +291,10 @@ pub(in crate::sim) struct Port {
     // (rarely read)
     pub(in crate::sim) ifg: u32,
     pub(in crate::sim) node: u32,
+    /// A fixed port's queue (`Port::fixed`): each waiting data frame's start of transmission and
+    /// size, in order; a frame leaves it when its start has passed (`Core::settle`). (A frame
+    /// that would start after the end of the run waits in `q` instead, as a frame.)
+    pub(in crate::sim) fq: VecDeque<Dep>,
     /// PFC: one data queue per priority and its bytes (empty otherwise; then `q` is used).
     pub(in crate::sim) pq: Vec<VecDeque<u32>>,
     pub(in crate::sim) pq_bytes: Vec<u64>,
@@ -298,6 +306,7 @@ pub(in crate::sim) struct Port {
 /// The first 128 bytes of a [`Port`] hold what a frame-hop touches first (see its doc).
 const _: () = assert!(std::mem::offset_of!(Port, tx_frames) == 120);
 const _: () = assert!(std::mem::offset_of!(Port, preamble) < 256);
+const _: () = assert!(std::mem::offset_of!(Port, cp_left) < 256);
 
 impl Port {
     /// Cache the wire times of a frame of `size` bytes at the current rate: until its last bit
