@@ -221,6 +221,8 @@ impl<'a> Sim<'a> {
     #[inline(never)]
     pub(super) fn gbn_send_reply(&mut self, flow: u32, code: u32) {
         if let Some((port, pkt)) = self.gbn.reply(&mut self.core, flow, code) {
+            // the first switch's input, should it queue the ACK with data (`Core::frame_input`)
+            self.core.pkts[pkt as usize].cpid = port as u32;
             self.enqueue_ctrl(port, pkt);
         }
     }
