@@ -411,8 +411,10 @@ impl<'a> Sim<'a> {
             tables.push(t);
         }
         crate::summary::append_rows(&mut summary, self.buf.summary_rows(sc));
-        if sc.transport.ack_queue == AckQueue::Data {
-            // (in the ports' drops too, not in any flow's)
+        if sc.transport.ack_queue == AckQueue::Data && self.core.flows.iter().any(|f| f.gbn != NONE)
+        {
+            // with go-back-N flows, whose ACKs these are (in the ports' drops too, not in any
+            // flow's)
             let rows = vec![
                 (
                     "ack_drops".to_string(),
