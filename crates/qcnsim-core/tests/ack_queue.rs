@@ -82,8 +82,10 @@ fn without_data_in_their_way_the_two_queues_are_the_same_run() {
         let text = scenario(false, "10us", extra);
         let control = run(&text, &[], None);
         let data = run(&text, &["transport.ack_queue=\"data\""], None);
-        // the same run; only the queue's maximum at sw->a sees the ACK (64 B) under data
-        for name in ["fct", "flows", "queue_samples", "summary"] {
+        // the same run; only the queue's maximum at sw->a sees the ACK (64 B) under data, and
+        // the summary counts the ACKs dropped (none)
+        assert_eq!(summary_value(&data, "ack_drops", "ACKs"), Some(0.0));
+        for name in ["fct", "flows", "queue_samples"] {
             assert_eq!(
                 format!("{:?}", table(&control, name)),
                 format!("{:?}", table(&data, name)),
@@ -140,4 +142,115 @@ fn at_the_nic_an_ack_waits_while_its_flows_priority_is_paused_under_data_only() 
     assert!(fc < 200e-6, "control: probe FCT {fc} s");
     // (measured: 649 us against 123 us)
     assert!(fd > fc + 100e-6, "data: probe FCT {fd} s vs {fc} s");
+}
+
+/// Greedy flows c -> a and d -> a on `priority`, whose queue at sw->a lies on the probe's ACK
+/// path.
+fn cross(priority: u32) -> String {
+    let mut s = String::new();
+    for h in ["c", "d"] {
+        s += &format!(
+            "[[flows]]\nname = \"x{h}\"\nsrc = \"{h}\"\ndst = \"a\"\ntraffic = \"greedy\"\n\
+             size = \"1GB\"\ntransport = \"gbn\"\nframe = \"1500B\"\npriority = {priority}\n"
+        );
+    }
+    s
+}
+
+#[test]
+fn acks_in_the_data_queue_alone_raise_a_pause_under_data_only() {
+    // the cross traffic into a is on priority 5, served before priority 3 at sw->a (strict
+    // priority) and lossy; the probe's ACKs (priority 3) wait there, alone in their queue and
+    // in their input's (b->sw) priority-3 watermark: 5 ACKs of 64 B cross XOFF (the probe's
+    // data, 1500 B frames, pauses a at once at sw->b; b sends nothing else)
+    let text = scenario(false, "1ms", "")
+        + &cross(5)
+        + "[flow_control]\nmode = \"pfc\"\npriorities = [3]\nwatermark = \"ingress\"\n\
+           xoff = \"300B\"\nxon = \"100B\"\n";
+    let control = run(&text, &[], None);
+    let data = run(&text, &["transport.ack_queue=\"data\""], None);
+    let pauses = |o| {
+        let ports = table(o, "ports");
+        i64s(ports, "pause_received")[row_of(strs(ports, "port"), "b->sw")]
+    };
+    // b sends nothing but the probe's ACKs: only they can have paused it
+    assert_eq!(pauses(&control), 0);
+    assert!(pauses(&data) > 0, "data: {} PAUSEs at b", pauses(&data));
+}
+
+/// The ACKs dropped in a switch's data queue (`ack_drops`), every frame the ports dropped,
+/// and the data frames the flows lost in the network.
+fn ack_drops(out: &qcnsim_core::api::RunOutput) -> (i64, i64, i64) {
+    let acks = summary_value(out, "ack_drops", "ACKs").expect("ack_drops under data") as i64;
+    let ports = table(out, "ports");
+    let all: i64 = i64s(ports, "drop_frames").iter().sum();
+    let fl = table(out, "flows");
+    let data: i64 = i64s(fl, "dropped_frames").iter().sum();
+    (acks, all, data)
+}
+
+#[test]
+fn a_lossy_finite_buffer_drops_acks_and_the_probe_still_finishes() {
+    // sw->a holds 4 frames (an ACK is a frame); the greedy cross flows fill it (DCTCP's K, 300 KB, is beyond it) and
+    // the probe's ACKs arriving at a full queue are dropped; cumulative ACKs (or the
+    // retransmission timer) recover them
+    let text = scenario(false, "1ms", "").replace(
+        "[[links]]\nbetween = [\"a\", \"sw\"]\n",
+        "[[links]]\nbetween = [\"a\", \"sw\"]\nbuffer = \"4frames\"\n",
+    ) + &cross(3);
+    // DCTCP's ACKs (sim/cc/e2e.rs) and plain go-back-N's (cc.mode = "none", sim/host/transport.rs)
+    for cc in ["cc.mode=\"dctcp\"", "cc.mode=\"none\""] {
+        let over = [cc, "transport.rto=\"1ms\""];
+        let control = run(&text, &over, None);
+        let data = run(
+            &text,
+            &[over[0], over[1], "transport.ack_queue=\"data\""],
+            None,
+        );
+        assert!(summary_value(&control, "ack_drops", "ACKs").is_none());
+        let (acks, at, frames) = ack_drops(&data);
+        assert!(acks > 0, "data: no ACK dropped ({cc})");
+        assert_eq!(
+            at,
+            frames + acks,
+            "the ports count data frames and ACKs ({cc})"
+        );
+        probe_fct(&data);
+        probe_fct(&control);
+    }
+}
+
+#[test]
+fn a_shared_memory_admits_and_drops_acks_as_data_frames() {
+    // the same with a 30 KB shared memory, no thresholds: the pool is full, and an ACK
+    // arriving then is refused at the pool check, as a data frame
+    let text = scenario(false, "10us", "")
+        + &cross(3)
+        + "[shared_buffer]\nsize = \"30KB\"\ningress_threshold = \"none\"\n\
+           egress_threshold = \"none\"\n";
+    // DCTCP's ACKs and plain go-back-N's (the memory keys an ACK by the port it came from)
+    for cc in ["cc.mode=\"dctcp\"", "cc.mode=\"none\""] {
+        let over = [cc, "transport.rto=\"1ms\""];
+        let control = run(&text, &over, None);
+        let data = run(
+            &text,
+            &[over[0], over[1], "transport.ack_queue=\"data\""],
+            None,
+        );
+        let (acks, at, frames) = ack_drops(&data);
+        assert!(acks > 0, "data: no ACK dropped");
+        assert_eq!(at, frames + acks);
+        let pool = |o| i64s(table(o, "switch_buffer"), "drop_pool_frames")[0];
+        assert_eq!(pool(&data), at, "the memory counted the ACKs it refused");
+        let ports = table(&data, "ports");
+
+        // under control the pool refuses data frames only
+        let fl = table(&control, "flows");
+        let data_c: i64 = i64s(fl, "dropped_frames").iter().sum();
+        assert_eq!(pool(&control), data_c);
+        if cc.contains("dctcp") {
+            // (without congestion control the greedy flows keep the pool full and starve it)
+            probe_fct(&data);
+        }
+    }
 }

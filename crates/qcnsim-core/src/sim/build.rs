@@ -263,6 +263,8 @@ impl<'a> Core<'a> {
             rec,
             events: 0,
             frames_forwarded: 0,
+            ack_drops: 0,
+            ack_drop_bytes: 0,
             live_data: 0,
             lazy_gen: true,
             count_drops: true,

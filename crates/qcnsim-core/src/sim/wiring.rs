@@ -221,6 +221,8 @@ impl<'a> Sim<'a> {
     #[inline(never)]
     pub(super) fn gbn_send_reply(&mut self, flow: u32, code: u32) {
         if let Some((port, pkt)) = self.gbn.reply(&mut self.core, flow, code) {
+            // the first switch's input, should it queue the ACK with data (`Core::frame_input`)
+            self.core.pkts[pkt as usize].cpid = port as u32;
             self.enqueue_ctrl(port, pkt);
         }
     }
@@ -278,6 +280,8 @@ impl<'a> Sim<'a> {
     #[inline(never)]
     pub(super) fn ack_out(&mut self, pkt: u32) {
         if let Some(c) = self.cm.ack_out(&mut self.core, pkt) {
+            // the first switch's input, should it queue the ACK with data (`Core::frame_input`)
+            self.core.pkts[c.pkt as usize].cpid = c.port as u32;
             self.enqueue_ctrl(c.port, c.pkt);
         }
     }
@@ -303,20 +307,26 @@ impl<'a> Sim<'a> {
         if self.fc.on {
             return self.fc_start_next(pi);
         }
-        // a shared memory without flow control: the frame `plain_start_next` takes, if data
+        // without flow control: the frame `plain_start_next` takes from the data queue
         let port = &self.core.ports[pi];
-        let data = if port.cap == Capacity::Shared && port.ctrl.is_empty() {
-            port.q
-                .front()
-                .map(|&d| self.core.pkts[d as usize])
-                .filter(|pk| pk.kind == KIND_DATA)
+        let taken = if port.ctrl.is_empty() {
+            port.q.front().map(|&d| (d, self.core.pkts[d as usize]))
         } else {
             None
         };
+        let shared = port.cap == Capacity::Shared;
         self.plain_start_next(pi);
-        if let Some(pk) = data {
-            let ask = self.buf.release(&self.core, pi, pk.flow, pk.hop, pk.size);
-            self.buf_pfc(ask);
+        if let Some((d, pk)) = taken {
+            if shared {
+                let input = self.core.frame_input(&pk);
+                let ask = self.buf.release(&self.core, pi, pk.flow, input, pk.size);
+                self.buf_pfc(ask);
+            }
+            if pk.kind != KIND_DATA {
+                // an ACK in the data queue (`transport.ack_queue = "data"`): the next switch's
+                // input (`Core::frame_input`)
+                self.core.pkts[d as usize].cpid = pi as u32;
+            }
         }
     }
 
@@ -328,13 +338,28 @@ impl<'a> Sim<'a> {
             Next::Pause(slot) => self.fc.send_frame(&mut self.core, pi, slot),
             Next::Control(c) => self.transmit(pi, c),
             Next::Data(pkt) if self.core.pkts[pkt as usize].kind != KIND_DATA => {
-                // an ACK in the data queue (`transport.ack_queue = "data"`): no mark, no
-                // memory or meter to release
-                let ba = self.core.ports[pi].ba != NONE;
+                // an ACK in the data queue (`transport.ack_queue = "data"`): no mark; its
+                // memory and meter are released as a data frame's, then it records the next
+                // switch's input (`Core::frame_input`)
+                let port = &self.core.ports[pi];
+                let (from_switch, shared) = (port.from_switch, port.cap == Capacity::Shared);
+                let ba = port.ba != NONE;
+                let pk = self.core.pkts[pkt as usize];
                 self.transmit(pi, pkt);
                 if ba {
                     self.cm.ba_qlen(&mut self.core, pi);
                 }
+                if shared {
+                    let input = self.core.frame_input(&pk);
+                    let ask = self.buf.release(&self.core, pi, pk.flow, input, pk.size);
+                    self.buf_pfc(ask);
+                }
+                if from_switch {
+                    if let Some(m) = self.fc.dequeued(&self.core, pi, &pk) {
+                        self.fc_meter_crossed(m, false);
+                    }
+                }
+                self.core.pkts[pkt as usize].cpid = pi as u32;
             }
             Next::Data(pkt) => {
                 let port = &self.core.ports[pi];
@@ -354,7 +379,8 @@ impl<'a> Sim<'a> {
                     self.cm.ba_qlen(&mut self.core, pi);
                 }
                 if shared {
-                    let ask = self.buf.release(&self.core, pi, pk.flow, pk.hop, pk.size);
+                    let input = self.core.input_port(pk.flow, pk.hop);
+                    let ask = self.buf.release(&self.core, pi, pk.flow, input, pk.size);
                     self.buf_pfc(ask);
                 }
                 if from_switch {

@@ -570,12 +570,15 @@ impl<'a> Sim<'a> {
 
     /// `transport.ack_queue = "data"`: ACK or NACK `pkt` joins switch port `pi`'s data queue
     /// (its flow's class queue with PFC), behind the data frames waiting there, and leaves in
-    /// their order (paused with that class). It counts in the port's queue length; it is not
-    /// admitted against the port's or a shared memory's capacity (never dropped), and no
-    /// congestion point, flow-control meter or shared memory sees it (`enqueue_queued`'s hooks
-    /// are for data frames; their dequeue counterparts skip it: `send_marked`, the wiring's
-    /// `slow_start_next`). Runs with ACKs use neither the slot nor fixed departures
-    /// (`prepare_ports`: their receivers make events).
+    /// their order (paused with that class). It is admitted and counted as a data frame of its
+    /// flow's priority, as HPCC's ns-3 does (switch-node.cc `SendToDev`: any frame outside
+    /// queue 0 passes the MMU's admission and PFC check): by the port's own capacity (its class
+    /// queue's with PFC) or its switch's shared memory, else dropped (`discard_reply`); in the
+    /// port's queue length and the flow-control watermarks of its input and egress
+    /// (`hook_enqueued`). No congestion point sees it (ns-3 may set the ECN bits of an ACK at
+    /// dequeue, which its sender never reads). Its input is the port it was last sent from,
+    /// in `cpid` (`Core::frame_input`). Runs with ACKs use neither the slot nor fixed
+    /// departures (`prepare_ports`: their receivers make events).
     #[inline(never)]
     fn enqueue_reply_data(&mut self, pi: usize, pkt: u32) {
         if self.core.port_down(pi) {
@@ -588,26 +591,63 @@ impl<'a> Sim<'a> {
         }
         let now = self.core.now;
         let pk = &self.core.pkts[pkt as usize];
-        let (size, flow) = (pk.size as u64, pk.flow as usize);
+        let (size, flow) = (pk.size, pk.flow as usize);
         let class = self.core.flows[flow].class as usize;
-        let port = &mut self.core.ports[pi];
+        let port = &self.core.ports[pi];
         debug_assert!(!port.fixed, "an ACK at a port with fixed departures");
-        port.track_q(now);
-        if port.pq.is_empty() {
-            port.q.push_back(pkt);
+        let pfc = !port.pq.is_empty();
+        let fits = if pfc {
+            port.class_fits(class, size)
         } else {
-            port.pq[class].push_back(pkt);
-            port.pq_bytes[class] += size;
-            port.fc_waiting += 1;
+            match port.cap {
+                Capacity::Infinite => true,
+                Capacity::Bytes(b) => port.q_bytes + size as u64 <= b,
+                Capacity::Frames(n) => (port.q.len() as u64) < n,
+                Capacity::Shared => false,
+            }
+        };
+        if !fits && !self.admit_over(pi, pkt) {
+            self.discard_reply(pi, pkt, size);
+            return;
         }
-        port.q_bytes += size;
+        let port = &mut self.core.ports[pi];
+        port.track_q(now);
+        if pfc {
+            port.pq[class].push_back(pkt);
+            port.pq_bytes[class] += size as u64;
+            port.fc_waiting += 1;
+        } else {
+            port.q.push_back(pkt);
+        }
+        port.q_bytes += size as u64;
         if port.q_bytes > port.max_q_bytes {
             port.max_q_bytes = port.q_bytes;
         }
         if port.ba != NONE {
             self.hook_qlen(pi);
         }
+        if self.core.slow {
+            // its input stays in `cpid` until it leaves (`slow_start_next`)
+            self.hook_enqueued(pi, pkt);
+        } else {
+            // (no flow control, no shared memory: nothing to release when it leaves) the next
+            // switch's input
+            self.core.pkts[pkt as usize].cpid = pi as u32;
+        }
         self.kick(pi);
+    }
+
+    /// An ACK or NACK that does not fit switch port `pi` (`enqueue_reply_data`): counted in the
+    /// port's drops and the run's `ack_drops` (not in its flow's data drops), and released.
+    /// The transport recovers it: a later cumulative ACK, or the retransmission timer.
+    #[inline(never)]
+    fn discard_reply(&mut self, pi: usize, pkt: u32, size: u32) {
+        let port = &mut self.core.ports[pi];
+        port.drop_frames += 1;
+        port.drop_bytes += size as u64;
+        self.core.ack_drops += 1;
+        self.core.ack_drop_bytes += size as u64;
+        self.core.release(pkt);
     }
 
     /// A data frame of unicast flow `f`, of `size` bytes born at `born`, is received at `t` (a
@@ -738,5 +778,18 @@ impl Core<'_> {
             f.tree_parent[hop as usize] as usize
         };
         f.path[prev]
+    }
+
+    /// The input of frame `pk` at the switch it is queued at, as flow control and shared
+    /// memories key it (the port it was sent from): for a data frame its previous hop
+    /// (`input_port`); for an ACK or NACK in the data queue (`transport.ack_queue = "data"`)
+    /// the port it was last sent from, kept in its `cpid` (`Sim::ack_out`, `enqueue_reply_data`, `Sim::slow_start_next`).
+    #[inline]
+    pub(in crate::sim) fn frame_input(&self, pk: &Pkt) -> usize {
+        if pk.kind == KIND_DATA {
+            self.input_port(pk.flow, pk.hop)
+        } else {
+            pk.cpid as usize
+        }
     }
 }

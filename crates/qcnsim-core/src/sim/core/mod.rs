@@ -460,6 +460,9 @@ pub(in crate::sim) struct Core<'a> {
     pub(in crate::sim) rec: Recorder,
     pub(in crate::sim) events: u64,
     pub(in crate::sim) frames_forwarded: u64,
+    /// ACKs and NACKs dropped in a data queue (`transport.ack_queue = "data"`), and bytes.
+    pub(in crate::sim) ack_drops: u64,
+    pub(in crate::sim) ack_drop_bytes: u64,
     /// Data frames in the arena (frames still in a rate-limiter queue are not there yet).
     pub(in crate::sim) live_data: u64,
     pub(in crate::sim) lazy_gen: bool,

@@ -411,6 +411,27 @@ impl<'a> Sim<'a> {
             tables.push(t);
         }
         crate::summary::append_rows(&mut summary, self.buf.summary_rows(sc));
+        if sc.transport.ack_queue == AckQueue::Data && self.core.flows.iter().any(|f| f.gbn != NONE)
+        {
+            // with go-back-N flows, whose ACKs these are (in the ports' drops too, not in any
+            // flow's)
+            let rows = vec![
+                (
+                    "ack_drops".to_string(),
+                    self.core.ack_drops as f64,
+                    "frames".to_string(),
+                    "ACKs and NACKs dropped in a switch's data queue (transport.ack_queue = \"data\")"
+                        .to_string(),
+                ),
+                (
+                    "ack_drop_bytes".to_string(),
+                    self.core.ack_drop_bytes as f64,
+                    "bytes".to_string(),
+                    "bytes of those ACKs and NACKs".to_string(),
+                ),
+            ];
+            crate::summary::append_rows(&mut summary, rows);
+        }
         crate::summary::append_rows(&mut summary, self.fc.guard.rows(sc));
         crate::summary::append_rows(&mut summary, warnings);
         crate::summary::append_rows(&mut summary, drain_rows);

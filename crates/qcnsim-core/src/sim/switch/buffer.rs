@@ -229,7 +229,7 @@ impl Buffers {
         }
         let pk = core.pkts[pkt as usize];
         let class = core.flows[pk.flow as usize].class as usize;
-        let input = core.input_port(pk.flow, pk.hop);
+        let input = core.frame_input(&pk);
         let nc = self.nc;
         let m = self.eg_mmu[pi] as usize;
         let pg = self.in_ix[input] as usize * nc + class;
@@ -250,18 +250,18 @@ impl Buffers {
         }
     }
 
-    /// A data frame of `flow` queued at path entry `hop`, `size` bytes, left egress port `pi`
-    /// of a shared-buffer switch: the memory's PFC command.
+    /// A data frame (or an ACK in the data queue) of `flow` that came in through `input`
+    /// (`Core::frame_input`), `size` bytes, left egress port `pi` of a shared-buffer switch:
+    /// the memory's PFC command.
     pub(in crate::sim) fn release(
         &mut self,
         core: &Core,
         pi: usize,
         flow: u32,
-        hop: u16,
+        input: usize,
         size: u32,
     ) -> PfcAsk {
         let class = core.flows[flow as usize].class as usize;
-        let input = core.input_port(flow, hop);
         let nc = self.nc;
         let m = self.eg_mmu[pi] as usize;
         let pg = self.in_ix[input] as usize * nc + class;

@@ -346,7 +346,7 @@ impl Fc {
             return None;
         }
         let class = core.flows[pk.flow as usize].class as usize;
-        let input = core.input_port(pk.flow, pk.hop);
+        let input = core.frame_input(&pk);
         let m = self.meter_key(pi, input, class);
         let meter = self.meters[m].as_mut()?;
         meter.occ += pk.size as u64;
@@ -357,7 +357,7 @@ impl Fc {
     /// counted in, when that meter fell below XON.
     pub(in crate::sim) fn dequeued(&mut self, core: &Core, pi: usize, pk: &Pkt) -> Option<usize> {
         let class = core.flows[pk.flow as usize].class as usize;
-        let input = core.input_port(pk.flow, pk.hop);
+        let input = core.frame_input(pk);
         let m = self.meter_key(pi, input, class);
         let meter = self.meters[m].as_mut()?;
         meter.occ -= pk.size as u64;
