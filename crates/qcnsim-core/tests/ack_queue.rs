@@ -242,7 +242,6 @@ fn a_shared_memory_admits_and_drops_acks_as_data_frames() {
         assert_eq!(at, frames + acks);
         let pool = |o| i64s(table(o, "switch_buffer"), "drop_pool_frames")[0];
         assert_eq!(pool(&data), at, "the memory counted the ACKs it refused");
-        let ports = table(&data, "ports");
 
         // under control the pool refuses data frames only
         let fl = table(&control, "flows");

@@ -168,19 +168,10 @@ impl<'a> Sim<'a> {
         if self.core.pkts[pkt as usize].flags & FLAG_SPECIAL != 0 {
             self.hook_special_arrives(pi, flow);
         }
-        let port = &mut self.core.ports[pi];
+        let flows = &self.core.flows;
+        let port = &self.core.ports[pi];
         let pfc = port.pfc;
-        let fits = if pfc {
-            port.class_fits(self.core.flows[flow as usize].class as usize, size)
-        } else {
-            match port.cap {
-                Capacity::Infinite => true,
-                Capacity::Bytes(b) => port.q_bytes + size as u64 <= b,
-                Capacity::Frames(n) => (port.q.len() as u64) < n,
-                // the switch's shared memory decides (`admit_over`, off the common path)
-                Capacity::Shared => false,
-            }
-        };
+        let fits = port.fits(pfc, size, || flows[flow as usize].class as usize);
         if !fits && !self.admit_over(pi, pkt) {
             self.discard(pi, pkt, size, flow);
             return;
@@ -596,16 +587,7 @@ impl<'a> Sim<'a> {
         let port = &self.core.ports[pi];
         debug_assert!(!port.fixed, "an ACK at a port with fixed departures");
         let pfc = !port.pq.is_empty();
-        let fits = if pfc {
-            port.class_fits(class, size)
-        } else {
-            match port.cap {
-                Capacity::Infinite => true,
-                Capacity::Bytes(b) => port.q_bytes + size as u64 <= b,
-                Capacity::Frames(n) => (port.q.len() as u64) < n,
-                Capacity::Shared => false,
-            }
-        };
+        let fits = port.fits(pfc, size, || class);
         if !fits && !self.admit_over(pi, pkt) {
             self.discard_reply(pi, pkt, size);
             return;

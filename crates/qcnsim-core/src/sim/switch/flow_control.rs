@@ -319,6 +319,24 @@ impl Port {
             Capacity::Shared => false,
         }
     }
+
+    /// Whether a frame of `size` fits in this port's queue (`pfc`: in its class's queue, the
+    /// class read only then): the data frames' and the ACKs' in the data queue
+    /// (`transport.ack_queue = "data"`) one check. `Capacity::Shared`: the switch's shared
+    /// memory decides (`admit_over`, off the common path).
+    #[inline(always)]
+    pub(in crate::sim) fn fits(&self, pfc: bool, size: u32, class: impl FnOnce() -> usize) -> bool {
+        if pfc {
+            self.class_fits(class(), size)
+        } else {
+            match self.cap {
+                Capacity::Infinite => true,
+                Capacity::Bytes(b) => self.q_bytes + size as u64 <= b,
+                Capacity::Frames(n) => (self.q.len() as u64) < n,
+                Capacity::Shared => false,
+            }
+        }
+    }
 }
 
 /// What the data path sends next at a port with flow control ([`Fc::next_frame`]).
