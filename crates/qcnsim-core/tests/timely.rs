@@ -203,28 +203,15 @@ proptest! {
     /// no loss, its rate within [min_rate, line rate]; nothing is left in flight.
     #[test]
     fn timely_flows_finish_over_a_lossless_fabric(c in case()) {
-        let text = build(&c);
-        let (out, live, _late) = run_with_live(&text);
-        let fct = table(&out, "fct");
+        // (a retransmission is possible: a queueing delay above transport.rto, 320 us, which is
+        // below T_high = 500 us, times a flow out; no frame is lost)
+        let out = lossless_flows_finish(&build(&c), c.flows.len())?;
         let flows = table(&out, "flows");
-        let fin = bools(fct, "finished");
-        for k in 0..c.flows.len() {
-            prop_assert!(fin[k], "flow f{} unfinished\n{}", k, text);
-        }
-        // every byte delivered, none lost (a retransmission is possible: a queueing delay above
-        // transport.rto, 320 us, which is below T_high = 500 us, times a flow out)
-        // (a last frame shorter than 64 B is padded to 64 B)
-        for (&d, &z) in i64s(fct, "delivered_bytes").iter().zip(i64s(fct, "size_bytes")) {
-            prop_assert!(d >= z && d < z + 64, "delivered {} of {}", d, z);
-        }
-        prop_assert_eq!(i64s(flows, "dropped_frames").iter().sum::<i64>(), 0);
         let line = c.rate as f64 * 1e9;
         let lo = 100e6f64.min(line);
         for (&a, &b) in f64s(flows, "timely_rate_min").iter().zip(f64s(flows, "timely_rate_max")) {
             prop_assert!(a >= lo && b <= line, "rates {} {}", a, b);
         }
         prop_assert!(i64s(flows, "timely_samples").iter().all(|&n| n >= 1));
-        prop_assert!(i64s(flows, "in_flight_frames").iter().all(|&x| x == 0), "{}", text);
-        prop_assert_eq!(live, 0);
     }
 }

@@ -86,6 +86,38 @@ pub fn lossless_incast(rate_gbps: u32, two_switches: bool, flows: &[(u64, u32, u
     s + "[flow_control]\nmode = \"pfc\"\nwatermark = \"ingress\"\nxoff = \"40KB\"\nxon = \"30KB\"\n"
 }
 
+/// Run a [`lossless_incast`] scenario of `n` flows and check what every end-to-end algorithm
+/// owes a lossless fabric: every flow finished, every byte delivered (a last frame under 64 B
+/// is padded to 64 B), no frame dropped, nothing left in flight or alive. Returns the run for
+/// the algorithm's own checks.
+pub fn lossless_flows_finish(
+    text: &str,
+    n: usize,
+) -> Result<RunOutput, proptest::test_runner::TestCaseError> {
+    use proptest::prelude::*;
+    let (out, live, _late) = run_with_live(text);
+    let fct = table(&out, "fct");
+    let flows = table(&out, "flows");
+    let fin = bools(fct, "finished");
+    for k in 0..n {
+        prop_assert!(fin[k], "flow f{} unfinished\n{}", k, text);
+    }
+    for (&d, &z) in i64s(fct, "delivered_bytes")
+        .iter()
+        .zip(i64s(fct, "size_bytes"))
+    {
+        prop_assert!(d >= z && d < z + 64, "delivered {} of {}", d, z);
+    }
+    prop_assert_eq!(i64s(flows, "dropped_frames").iter().sum::<i64>(), 0);
+    prop_assert!(
+        i64s(flows, "in_flight_frames").iter().all(|&x| x == 0),
+        "{}",
+        text
+    );
+    prop_assert_eq!(live, 0);
+    Ok(out)
+}
+
 /// Run scenario text (with `path=value` overrides) to the end; panics on a scenario error.
 pub fn run(text: &str, overrides: &[&str], seed: Option<u64>) -> RunOutput {
     let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
