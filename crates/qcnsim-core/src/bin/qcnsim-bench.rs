@@ -478,12 +478,19 @@ fn run_one(
             }
         }
     }
-    let (cpu_json, cpu_text) = match cpu_run {
-        Some(c) if c > 0.0 => (
-            format!("\"cpu_s\": {c:.6}, \"sim_s_per_cpu_s\": {:.4}, ", sim_s / c),
-            format!("  ({:.2} sim-s/cpu-s)", sim_s / c),
-        ),
-        _ => (String::new(), String::new()),
+    // The JSON always carries both CPU keys: `null` where the CPU time is unknown (no
+    // `/proc/thread-self/schedstat`) or, for the rate, where it read 0 (runs shorter than the
+    // scheduler's accounting resolution).
+    let cpu_json = match cpu_run {
+        Some(c) if c > 0.0 => {
+            format!("\"cpu_s\": {c:.6}, \"sim_s_per_cpu_s\": {:.4}, ", sim_s / c)
+        }
+        Some(c) => format!("\"cpu_s\": {c:.6}, \"sim_s_per_cpu_s\": null, "),
+        None => "\"cpu_s\": null, \"sim_s_per_cpu_s\": null, ".to_string(),
+    };
+    let cpu_text = match cpu_run {
+        Some(c) if c > 0.0 => format!("  ({:.2} sim-s/cpu-s)", sim_s / c),
+        _ => String::new(),
     };
     if json {
         println!(
