@@ -13,7 +13,7 @@ use super::params::{self, Kind, ParamSpec};
 use super::reader::{self, Res, TableReader};
 use super::{Scenario, ScenarioError};
 use crate::proto::ack::MAX_INT_HOPS;
-use crate::proto::hpcc::{w_ai_rule, HpccParams, QlenSample};
+use crate::proto::hpcc::{w_ai_rule, HpccParams, QlenSample, DEFAULT_N};
 use crate::units::{self, SimTime};
 use serde_json::Value as Json;
 
@@ -73,24 +73,28 @@ pub struct HpccSpec {
 }
 
 impl HpccSpec {
-    /// The defaults (the section empty or absent).
+    /// The defaults (the section empty or absent): the sender's own defaults
+    /// ([`HpccParams::defaults`], at a line rate above the default lowest rate), so the values
+    /// are written once; the reader's defaults (the parameter table) are checked against these
+    /// by a test.
     pub fn off() -> HpccSpec {
+        let d = HpccParams::defaults(f64::MAX, 0);
         HpccSpec {
-            eta: 0.95,
-            max_stage: 0,
+            eta: d.eta,
+            max_stage: d.max_stage,
             w_ai: WAi::Rule,
-            n_flows: 125,
+            n_flows: DEFAULT_N,
             base_rtt: BaseRtt::Global,
-            min_rate_bps: 1e9,
-            u_init: 1.0,
-            qlen: QlenSample::Min,
-            fast_react: true,
-            sample_feedback: false,
-            multi_rate: false,
-            rate_bound: true,
-            has_win: true,
-            int_bytes: 42,
-            int_bytes_per_hop: 0,
+            min_rate_bps: d.min_rate_bps,
+            u_init: d.u_init,
+            qlen: d.qlen,
+            fast_react: d.fast_react,
+            sample_feedback: d.sample_feedback,
+            multi_rate: d.multi_rate,
+            rate_bound: d.rate_bound,
+            has_win: d.has_win,
+            int_bytes: d.int_bytes,
+            int_bytes_per_hop: d.int_bytes_per_hop,
             rl_queue_bytes: 150_000,
         }
     }
