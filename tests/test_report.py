@@ -93,6 +93,12 @@ def test_reproduce_all_quick_cli(tmp_path):
     assert "delivered_bytes" in html and "Run metadata" in html and "qcnsim" in html
     assert "hotspot starts at 1 s" in html or "hw-hotspot-1src" not in names
     assert f"{len(names)} ran, 0 failed" in html
+    # short by default (--verbose prints every experiment's log): a line as each starts and ends,
+    # the variants' lines in each experiment's reproduce.log
+    err = r.stderr.splitlines()
+    assert not [x for x in err if "running" in x], err[:5]
+    assert all(f"== {n}: ok in" in r.stderr for n in names)
+    assert "running" in (out / names[0] / "reproduce.log").read_text(encoding="utf-8")
     # The overview comes first, then the experiments; every figure is embedded once.
     assert html.index("id='overview'") < html.index(f"<h2 id='x-{names[0]}'>")
     imgs = re.findall(r"src='data:image/png;base64,([^']+)'", html)

@@ -314,7 +314,7 @@ def cmd_reproduce(a) -> int:
         from .report import reproduce_all
 
         _, reports = reproduce_all(Path(a.out) if a.out else Path("results") / "all", quick=a.quick, seed=a.seed,
-                                   fmt=a.format)
+                                   fmt=a.format, verbose=a.verbose)
         failed = [r.name for r in reports if r.error]
         if failed:
             print(f"failed: {', '.join(failed)} (see the report)", file=sys.stderr)

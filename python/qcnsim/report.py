@@ -240,10 +240,13 @@ def reproduce_all(
     progress=None,
     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
     echo: Callable[[str], None] = print,
+    verbose: bool = True,
 ) -> Tuple[Path, List[ExperimentReport]]:
     """Run every reference experiment (``names``, default :func:`qcnsim.reproduce.list_experiments`)
     into ``out_dir/<name>/`` and write ``out_dir/report.html``. Returns the report path and the
-    per-experiment records (``error`` is set for an experiment that failed)."""
+    per-experiment records (``error`` is set for an experiment that failed). ``verbose``: every
+    experiment's log lines through ``log`` as they come; otherwise only a line as each experiment
+    starts and ends (each experiment's log is in its ``reproduce.log``)."""
     from .reproduce import experiment_headline, find_scenario, list_experiments, reproduce
 
     out = Path(out_dir)
@@ -269,7 +272,8 @@ def reproduce_all(
             figs: List[Path] = []
             pub: List[pl.DataFrame] = []
             rep.summary = reproduce(name, rep.out_dir, quick=quick, seed=seed, fmt=fmt, progress=progress,
-                                    log=log, echo=lambda s: None, figures_out=figs, published_out=pub)
+                                    log=log, echo=lambda s: None, figures_out=figs, published_out=pub,
+                                    verbose=verbose)
             rep.figures = figs
             rep.published = pub[0] if pub else None
         except KeyboardInterrupt:
