@@ -168,6 +168,85 @@ impl<'a> Sim<'a> {
                 core.fixed_ports.push(pi as u32);
             }
         }
+        let fold = if self.core.fold_on {
+            self.fold_ports(&fixed)
+        } else {
+            vec![false; fixed.len()]
+        };
+        let core = &mut self.core;
+        core.fold_run = fold.iter().any(|&f| f);
+        core.fold_snap = if core.fold_run {
+            vec![(NEVER, 0, 0); fold.len()]
+        } else {
+            Vec::new()
+        };
+        core.fold_from = fold.iter().map(|&f| if f { 0 } else { NEVER }).collect();
+    }
+
+    /// The fixed ports whose arrivals may be handled when their frames start at the source NIC
+    /// (`Sim::fold_arrival`): every data frame that comes to the port comes straight from a
+    /// source NIC (a unicast flow on its fixed path of two ports, into the switch and out of
+    /// it; no flow that is routed, sprayed or multicast may reach the port's host), the same
+    /// time from its start there to its arrival (`lead`: one frame size, every NIC's rate,
+    /// preamble and delay to the switch's queue alike; no NIC whose rate a schedule changes),
+    /// so that arrivals handled at their starts come in the order of their events, ties
+    /// included; and what the arrival does is the port's own (`Cm::cp_local`: its CP's feedback
+    /// waits for the arrival's instant, as do its event records: `Core::record`), with routes that do not change (no link failures). The queue samples read the port: with a
+    /// sampling interval longer than `lead`, an arrival folded before its instant passes at
+    /// most the pending sample, which then reads the queue as it was (`Core::fold_snapshot`).
+    fn fold_ports(&self, fixed: &[bool]) -> Vec<bool> {
+        let core = &self.core;
+        let n = core.ports.len();
+        let none = vec![false; n];
+        if self.links.is_some()
+            || core.flows.iter().any(|f| f.mc != NONE)
+            || core.hops.len() != core.flows.len()
+        {
+            return none;
+        }
+        let scheduled = |u: usize| core.sc.schedule.iter().any(|s| s.port == u);
+        let mut lead = vec![NEVER; n];
+        let mut ok: Vec<bool> = (0..n)
+            .map(|pi| fixed[pi] && self.cm.cp_local(core, pi))
+            .collect();
+        for (fi, f) in core.flows.iter().enumerate() {
+            if f.route != ROUTE_PATH {
+                // it may reach its host by any port into it
+                for (pi, p) in core.ports.iter().enumerate() {
+                    if p.from_switch && p.peer == f.dst {
+                        ok[pi] = false;
+                    }
+                }
+                continue;
+            }
+            let last = *f.path.last().expect("a path") as usize;
+            let (lo, hi) = frame_sizes(f);
+            if f.path.len() != 2 || core.hops[fi].n != 2 || lo != hi {
+                ok[last] = false;
+                continue;
+            }
+            let u = f.path[0] as usize;
+            let p = &core.ports[u];
+            if p.from_switch || !p.peer_is_switch || scheduled(u) {
+                ok[last] = false;
+                continue;
+            }
+            let l = p.to_peer_queue + units::tx_time_f((hi + p.preamble) as u64, p.rate);
+            if lead[last] == NEVER {
+                lead[last] = l;
+            } else if lead[last] != l {
+                ok[last] = false;
+            }
+        }
+        // a folded arrival after the pending sample affects that sample alone (it was pushed
+        // at most one interval before the arrival's event would have been)
+        let sampling = !core.rec.queue_ports.is_empty() || !core.rec.mem_switches.is_empty();
+        for (pi, o) in ok.iter_mut().enumerate() {
+            if sampling && lead[pi] != NEVER && core.sc.metrics.queue_interval <= lead[pi] {
+                *o = false;
+            }
+        }
+        ok
     }
 
     /// The ports whose departures may be fixed at enqueue (`enqueue_fixed`), in a run where no
@@ -316,6 +395,18 @@ impl<'a> Sim<'a> {
                                 || needs.iter().any(|n| n.moves_departures(core, pi))))
                 })
                 .count()
+    }
+
+    /// Switch arrivals folded into their frames' start at the source NIC
+    /// (`Sim::fold_arrival`), so far.
+    pub fn folded_arrivals(&self) -> u64 {
+        self.core.folded
+    }
+
+    /// Fold no switch arrival into its frame's start at the source NIC (slower; the default
+    /// must give identical results, which a test checks).
+    pub fn set_fold_arrivals(&mut self, on: bool) {
+        self.core.fold_on = on;
     }
 
     /// Data frames whose departure was fixed at enqueue (`enqueue_fixed`), so far.
