@@ -122,23 +122,32 @@ fn greedy_dumbbell_fixes_the_bottleneck_with_identical_tables() {
 }
 
 /// Inputs whose frames take different times from their start to the bottleneck (one link
-/// longer) or a queue sampled more often than that time: no arrival is folded, and the
-/// tables are those without.
+/// longer), a queue sampled more often than that time, or a CP that acts beyond the port
+/// (BCN): no arrival is folded, and the tables are those without.
 #[test]
 fn unequal_leads_or_fast_samples_fold_nothing() {
     let base = "[meta]\nname = \"u\"\nduration = \"5ms\"\nseed = 2\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"10us\"\nswitch_latency = \"0ns\"\nbuffer = \"100frames\"\n\
         [[hosts]]\nname = \"h{i}\"\ncount = 4\n[[hosts]]\nname = \"sink\"\n[[switches]]\nname = \"sw\"\n\
         [[links]]\nbetween = [\"h{i}\", \"sw\"]\ncount = 4\nDELAY[[links]]\nbetween = [\"sw\", \"sink\"]\n\
         [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"sink\"\ntraffic = \"greedy\"\nrate = \"10Gbps\"\nframe = \"1500B\"\ncount = 4\n\
-        [cc]\nmode = \"qcn\"\n[metrics]\nqueue_interval = \"INTERVAL\"\nqueue_ports = [\"sw->sink\"]\n";
-    let run = |delay: &str, interval: &str| {
-        let text = base.replace("DELAY", delay).replace("INTERVAL", interval);
-        same_with_and_without_folds(&text).1 .0
+        [cc]\nmode = \"MODE\"\n[metrics]\nqueue_interval = \"INTERVAL\"\nqueue_ports = [\"sw->sink\"]\n";
+    let run_cc = |delay: &str, interval: &str, mode: &str| {
+        let text = base
+            .replace("DELAY", delay)
+            .replace("INTERVAL", interval)
+            .replace("MODE", mode);
+        let ((fixed, _, _), (folded, _, _)) = same_with_and_without_folds(&text);
+        // (the bottleneck's departures are fixed in every case)
+        assert!(fixed > 1_000, "{fixed} departures fixed");
+        folded
     };
+    let run = |delay: &str, interval: &str| run_cc(delay, interval, "qcn");
     assert!(run("", "100us") > 1_000);
     // 11.2 us from a frame's start to its arrival: a sample every 11.2 us or less folds nothing
     assert_eq!(run("", "11200ns"), 0);
     assert!(run("", "11201ns") > 1_000);
+    // a CP other than QCN's (BCN: its sensor and messages; `Needs::acts_beyond_arrival`)
+    assert_eq!(run_cc("", "100us", "bcn"), 0);
     // a fifth source whose link is 1 ps longer
     assert_eq!(
         run(

@@ -65,6 +65,13 @@ pub(super) trait Needs {
     fn gates_departures(&self, _core: &Core, _fi: usize) -> bool {
         false
     }
+    /// What it does at a data frame's arrival at port `pi` reads or changes more than the port,
+    /// its congestion point and the frame, or sends more than the CP's feedback frame (a
+    /// sensor, marks that make notifications, counters read elsewhere): arrivals there are not
+    /// handled before their instant (`Sim::fold_arrival`).
+    fn acts_beyond_arrival(&self, _core: &Core, _pi: usize) -> bool {
+        false
+    }
 }
 
 /// The smallest and largest data frame flow `f` sends (a finite flow's last frame is its
@@ -190,7 +197,8 @@ impl<'a> Sim<'a> {
     /// time from its start there to its arrival (`lead`: one frame size, every NIC's rate,
     /// preamble and delay to the switch's queue alike; no NIC whose rate a schedule changes),
     /// so that arrivals handled at their starts come in the order of their events, ties
-    /// included; and what the arrival does is the port's own (`Cm::cp_local`: its CP's feedback
+    /// included; and what the arrival does is the port's own (`Needs::acts_beyond_arrival`: its
+    /// CP's feedback
     /// waits for the arrival's instant, as do its event records: `Core::record`), with routes that do not change (no link failures). The queue samples read the port: with a
     /// sampling interval longer than `lead`, an arrival folded before its instant passes at
     /// most the pending sample, which then reads the queue as it was (`Core::fold_snapshot`).
@@ -198,16 +206,14 @@ impl<'a> Sim<'a> {
         let core = &self.core;
         let n = core.ports.len();
         let none = vec![false; n];
-        if self.links.is_some()
-            || core.flows.iter().any(|f| f.mc != NONE)
-            || core.hops.len() != core.flows.len()
-        {
+        // (link failures and multicast flows leave no port fixed: the slow path, receivers)
+        if core.hops.len() != core.flows.len() {
             return none;
         }
         let scheduled = |u: usize| core.sc.schedule.iter().any(|s| s.port == u);
         let mut lead = vec![NEVER; n];
         let mut ok: Vec<bool> = (0..n)
-            .map(|pi| fixed[pi] && self.cm.cp_local(core, pi))
+            .map(|pi| fixed[pi] && !self.heard().any(|s| s.acts_beyond_arrival(core, pi)))
             .collect();
         for (fi, f) in core.flows.iter().enumerate() {
             if f.route != ROUTE_PATH {
@@ -364,8 +370,9 @@ impl<'a> Sim<'a> {
     }
 
     /// Ports where a frame may go straight to the wire although a subsystem watches the port's
-    /// queue, or whose departures are fixed although a subsystem moves them or sends control
-    /// frames to the port's host, and flows whose departures a subsystem gates in a run whose
+    /// queue, whose departures are fixed although a subsystem moves them or sends control
+    /// frames to the port's host, or whose arrivals are folded although a subsystem acts
+    /// beyond them, and flows whose departures a subsystem gates in a run whose
     /// event loop does not ask, asked of every subsystem now (none unless a test switch dropped
     /// an answer).
     pub fn fast_path_bypasses(&self) -> usize {
@@ -393,6 +400,8 @@ impl<'a> Sim<'a> {
                         || (p.fixed
                             && (control_to[p.peer as usize]
                                 || needs.iter().any(|n| n.moves_departures(core, pi))))
+                        || (core.fold_from.get(pi).is_some_and(|&f| f != NEVER)
+                            && needs.iter().any(|n| n.acts_beyond_arrival(core, pi)))
                 })
                 .count()
     }

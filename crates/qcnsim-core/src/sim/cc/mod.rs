@@ -767,6 +767,11 @@ impl Needs for Cm {
             core.ports.iter().any(watched)
         }
     }
+    /// A CP other than a plain QCN CP (`Cm::cp_local`): NIC-side feedback, the multicast
+    /// counters, push-back (which reads a BA sensor), BCN, ECN or DCTCP marks, INT.
+    fn acts_beyond_arrival(&self, core: &Core, pi: usize) -> bool {
+        !self.cp_local(core, pi)
+    }
 }
 
 /// Congestion management's columns of the shared tables.
