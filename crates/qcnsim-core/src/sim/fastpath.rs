@@ -1,11 +1,13 @@
 //! The data path's shortcuts and what each subsystem needs of them.
 //!
-//! Five shortcuts make the common path cheap (docs/performance.md): a frame sent straight to
+//! Six shortcuts make the common path cheap (docs/performance.md): a frame sent straight to
 //! the wire at an idle, empty port (`send_direct`: no enqueue, no dequeue), the
 //! transmission-done slot beside the event queue (`txdone_at!`), a delivery that only counts
 //! (`deliver`), departures fixed at enqueue (`enqueue_fixed`: at a FIFO switch port towards
 //! a host whose order nothing can change, a frame's start, end and delivery are computed when it
-//! is queued, so it makes no event there), and an event loop that does not ask, at a frame's
+//! is queued, so it makes no event there), switch arrivals folded into their frames' start at
+//! the source NIC (`fold_arrival`: at such a port whose every input has the same lead, the
+//! arrival is handled when the frame starts, so it makes no event), and an event loop that does not ask, at a frame's
 //! departure from its rate limiter, whether a window lets it leave (`Sim::event_loop::<false>`,
 //! in runs where no flow has a window or INT bytes). Each bypasses something a mechanism may act on. So every subsystem answers, in
 //! its own file, the questions of [`Needs`]; [`Sim::prepare_ports`] combines the answers of
