@@ -7,12 +7,13 @@
 //! a host whose order nothing can change, a frame's start, end and delivery are computed when it
 //! is queued, so it makes no event there), switch arrivals folded into their frames' start at
 //! the source NIC (`fold_arrival`: at such a port whose every input has the same lead, the
-//! arrival is handled when the frame starts, so it makes no event), and an event loop that does not ask, at a frame's
-//! departure from its rate limiter, whether a window lets it leave (`Sim::event_loop::<false>`,
-//! in runs where no flow has a window or INT bytes). Each bypasses something a mechanism may act on. So every subsystem answers, in
-//! its own file, the questions of [`Needs`]; [`Sim::prepare_ports`] combines the answers of
-//! every subsystem at the start of the run (the list in `Sim::needs_of`, the only place that
-//! names them all) and sets the per-port and per-flow flags the data path reads. A subsystem
+//! arrival is handled when the frame starts, so it makes no event), and an event loop that
+//! does not ask, at a frame's departure from its rate limiter, whether a window lets it leave
+//! (`Sim::event_loop::<false>`, in runs where no flow has a window or INT bytes). Each bypasses
+//! something a mechanism may act on. So every subsystem answers, in its own file, the
+//! questions of [`Needs`]; [`Sim::prepare_ports`] combines the answers of every subsystem at
+//! the start of the run (the list in `Sim::needs_of`, the only place that names them all) and
+//! sets the per-port and per-flow flags the data path reads. A subsystem
 //! that answers nothing takes no part in the shortcuts' decisions; one that watches a queue
 //! must say so, or frames would bypass it at an idle port: tests/fast_path.rs drops each
 //! subsystem's answers in turn and shows that the tables then change.
@@ -200,9 +201,9 @@ impl<'a> Sim<'a> {
     /// preamble and delay to the switch's queue alike; no NIC whose rate a schedule changes),
     /// so that arrivals handled at their starts come in the order of their events, ties
     /// included; and what the arrival does is the port's own (`Needs::acts_beyond_arrival`: its
-    /// CP's feedback
-    /// waits for the arrival's instant, as do its event records: `Core::record`), with routes that do not change (no link failures). The queue samples read the port: with a
-    /// sampling interval longer than `lead`, an arrival folded before its instant passes at
+    /// CP's feedback waits for the arrival's instant, as do its event records: `Core::record`;
+    /// no link failures, which would change routes, leave a port fixed). The queue samples read
+    /// the port: with a sampling interval longer than `lead`, an arrival folded before its instant passes at
     /// most the pending sample, which then reads the queue as it was (`Core::fold_snapshot`).
     fn fold_ports(&self, fixed: &[bool]) -> Vec<bool> {
         let core = &self.core;
