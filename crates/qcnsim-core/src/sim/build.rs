@@ -291,6 +291,15 @@ impl<'a> Core<'a> {
             ignore_needs: None,
             fixed_on: true,
             fixed_ports: Vec::new(),
+            fold_from: Vec::new(),
+            fold_run: false,
+            fold_on: true,
+            folding: false,
+            folded: 0,
+            next_qsample: NEVER,
+            fold_snap: Vec::new(),
+            fold_recs: Vec::new(),
+            fold_free: Vec::new(),
             hops: Vec::new(),
             prefetch: None,
             gated_run: true,
@@ -382,6 +391,7 @@ impl<'a> Sim<'a> {
         }
         if !self.core.rec.queue_ports.is_empty() || !self.core.rec.mem_switches.is_empty() {
             self.core.q.push(0, Ev::SampleQueues);
+            self.core.next_qsample = 0;
         }
         if (sc.cc != CcMode::None || sc.metrics.host_queues) && !self.core.flows.is_empty() {
             self.core.q.push(0, Ev::SampleRates);

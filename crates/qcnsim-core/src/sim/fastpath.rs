@@ -1,16 +1,19 @@
 //! The data path's shortcuts and what each subsystem needs of them.
 //!
-//! Five shortcuts make the common path cheap (docs/performance.md): a frame sent straight to
+//! Six shortcuts make the common path cheap (docs/performance.md): a frame sent straight to
 //! the wire at an idle, empty port (`send_direct`: no enqueue, no dequeue), the
 //! transmission-done slot beside the event queue (`txdone_at!`), a delivery that only counts
 //! (`deliver`), departures fixed at enqueue (`enqueue_fixed`: at a FIFO switch port towards
 //! a host whose order nothing can change, a frame's start, end and delivery are computed when it
-//! is queued, so it makes no event there), and an event loop that does not ask, at a frame's
-//! departure from its rate limiter, whether a window lets it leave (`Sim::event_loop::<false>`,
-//! in runs where no flow has a window or INT bytes). Each bypasses something a mechanism may act on. So every subsystem answers, in
-//! its own file, the questions of [`Needs`]; [`Sim::prepare_ports`] combines the answers of
-//! every subsystem at the start of the run (the list in `Sim::needs_of`, the only place that
-//! names them all) and sets the per-port and per-flow flags the data path reads. A subsystem
+//! is queued, so it makes no event there), switch arrivals folded into their frames' start at
+//! the source NIC (`fold_arrival`: at such a port whose every input has the same lead, the
+//! arrival is handled when the frame starts, so it makes no event), and an event loop that
+//! does not ask, at a frame's departure from its rate limiter, whether a window lets it leave
+//! (`Sim::event_loop::<false>`, in runs where no flow has a window or INT bytes). Each bypasses
+//! something a mechanism may act on. So every subsystem answers, in its own file, the
+//! questions of [`Needs`]; [`Sim::prepare_ports`] combines the answers of every subsystem at
+//! the start of the run (the list in `Sim::needs_of`, the only place that names them all) and
+//! sets the per-port and per-flow flags the data path reads. A subsystem
 //! that answers nothing takes no part in the shortcuts' decisions; one that watches a queue
 //! must say so, or frames would bypass it at an idle port: tests/fast_path.rs drops each
 //! subsystem's answers in turn and shows that the tables then change.
@@ -63,6 +66,13 @@ pub(super) trait Needs {
     /// asks at every departure from a rate limiter. Without such a flow in the run, the loop
     /// that never asks runs (`Sim::event_loop::<false>`).
     fn gates_departures(&self, _core: &Core, _fi: usize) -> bool {
+        false
+    }
+    /// What it does at a data frame's arrival at port `pi` reads or changes more than the port,
+    /// its congestion point and the frame, or sends more than the CP's feedback frame (a
+    /// sensor, marks that make notifications, counters read elsewhere): arrivals there are not
+    /// handled before their instant (`Sim::fold_arrival`).
+    fn acts_beyond_arrival(&self, _core: &Core, _pi: usize) -> bool {
         false
     }
 }
@@ -168,6 +178,84 @@ impl<'a> Sim<'a> {
                 core.fixed_ports.push(pi as u32);
             }
         }
+        let fold = if self.core.fold_on {
+            self.fold_ports(&fixed)
+        } else {
+            vec![false; fixed.len()]
+        };
+        let core = &mut self.core;
+        core.fold_run = fold.iter().any(|&f| f);
+        core.fold_snap = if core.fold_run {
+            vec![(NEVER, 0, 0); fold.len()]
+        } else {
+            Vec::new()
+        };
+        core.fold_from = fold.iter().map(|&f| if f { 0 } else { NEVER }).collect();
+    }
+
+    /// The fixed ports whose arrivals may be handled when their frames start at the source NIC
+    /// (`Sim::fold_arrival`): every data frame that comes to the port comes straight from a
+    /// source NIC (a unicast flow on its fixed path of two ports, into the switch and out of
+    /// it; no flow that is routed, sprayed or multicast may reach the port's host), the same
+    /// time from its start there to its arrival (`lead`: one frame size, every NIC's rate,
+    /// preamble and delay to the switch's queue alike; no NIC whose rate a schedule changes),
+    /// so that arrivals handled at their starts come in the order of their events, ties
+    /// included; and what the arrival does is the port's own (`Needs::acts_beyond_arrival`: its
+    /// CP's feedback waits for the arrival's instant, as do its event records: `Core::record`;
+    /// no link failures, which would change routes, leave a port fixed). The queue samples read
+    /// the port: with a sampling interval longer than `lead`, an arrival folded before its instant passes at
+    /// most the pending sample, which then reads the queue as it was (`Core::fold_snapshot`).
+    fn fold_ports(&self, fixed: &[bool]) -> Vec<bool> {
+        let core = &self.core;
+        let n = core.ports.len();
+        let none = vec![false; n];
+        // (link failures and multicast flows leave no port fixed: the slow path, receivers)
+        if core.hops.len() != core.flows.len() {
+            return none;
+        }
+        let scheduled = |u: usize| core.sc.schedule.iter().any(|s| s.port == u);
+        let mut lead = vec![NEVER; n];
+        let mut ok: Vec<bool> = (0..n)
+            .map(|pi| fixed[pi] && !self.heard().any(|s| s.acts_beyond_arrival(core, pi)))
+            .collect();
+        for (fi, f) in core.flows.iter().enumerate() {
+            if f.route != ROUTE_PATH {
+                // it may reach its host by any port into it
+                for (pi, p) in core.ports.iter().enumerate() {
+                    if p.from_switch && p.peer == f.dst {
+                        ok[pi] = false;
+                    }
+                }
+                continue;
+            }
+            let last = *f.path.last().expect("a path") as usize;
+            let (lo, hi) = frame_sizes(f);
+            if f.path.len() != 2 || core.hops[fi].n != 2 || lo != hi {
+                ok[last] = false;
+                continue;
+            }
+            let u = f.path[0] as usize;
+            let p = &core.ports[u];
+            if p.from_switch || !p.peer_is_switch || scheduled(u) {
+                ok[last] = false;
+                continue;
+            }
+            let l = p.to_peer_queue + units::tx_time_f((hi + p.preamble) as u64, p.rate);
+            if lead[last] == NEVER {
+                lead[last] = l;
+            } else if lead[last] != l {
+                ok[last] = false;
+            }
+        }
+        // a folded arrival after the pending sample affects that sample alone (it was pushed
+        // at most one interval before the arrival's event would have been)
+        let sampling = !core.rec.queue_ports.is_empty() || !core.rec.mem_switches.is_empty();
+        for (pi, o) in ok.iter_mut().enumerate() {
+            if sampling && lead[pi] != NEVER && core.sc.metrics.queue_interval <= lead[pi] {
+                *o = false;
+            }
+        }
+        ok
     }
 
     /// The ports whose departures may be fixed at enqueue (`enqueue_fixed`), in a run where no
@@ -285,8 +373,9 @@ impl<'a> Sim<'a> {
     }
 
     /// Ports where a frame may go straight to the wire although a subsystem watches the port's
-    /// queue, or whose departures are fixed although a subsystem moves them or sends control
-    /// frames to the port's host, and flows whose departures a subsystem gates in a run whose
+    /// queue, whose departures are fixed although a subsystem moves them or sends control
+    /// frames to the port's host, or whose arrivals are folded although a subsystem acts
+    /// beyond them, and flows whose departures a subsystem gates in a run whose
     /// event loop does not ask, asked of every subsystem now (none unless a test switch dropped
     /// an answer).
     pub fn fast_path_bypasses(&self) -> usize {
@@ -314,8 +403,22 @@ impl<'a> Sim<'a> {
                         || (p.fixed
                             && (control_to[p.peer as usize]
                                 || needs.iter().any(|n| n.moves_departures(core, pi))))
+                        || (core.fold_from.get(pi).is_some_and(|&f| f != NEVER)
+                            && needs.iter().any(|n| n.acts_beyond_arrival(core, pi)))
                 })
                 .count()
+    }
+
+    /// Switch arrivals folded into their frames' start at the source NIC
+    /// (`Sim::fold_arrival`), so far.
+    pub fn folded_arrivals(&self) -> u64 {
+        self.core.folded
+    }
+
+    /// Fold no switch arrival into its frame's start at the source NIC (slower; the default
+    /// must give identical results, which a test checks).
+    pub fn set_fold_arrivals(&mut self, on: bool) {
+        self.core.fold_on = on;
     }
 
     /// Data frames whose departure was fixed at enqueue (`enqueue_fixed`), so far.

@@ -239,6 +239,8 @@ impl<'a> Sim<'a> {
             Ev::Arrive { pkt } => self.on_arrive(pkt),
             Ev::AckOut { pkt } => self.ack_out(pkt),
             Ev::AckTimer { flow, gen } => self.cm.e2e_ack_timer(&mut self.core, flow, gen),
+            Ev::CtrlOut { port, pkt } => self.enqueue_ctrl(port as usize, pkt),
+            Ev::FoldRec { slot } => self.core.fold_rec_out(slot),
         }
     }
 }

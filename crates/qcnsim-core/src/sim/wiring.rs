@@ -41,7 +41,7 @@ impl<'a> Sim<'a> {
     #[inline(always)]
     pub(super) fn hook_cp(&mut self, pi: usize, pkt: u32, qlen: u64, size: u32) {
         if let Some(c) = self.cm.cp_enqueue(&mut self.core, pi, pkt, qlen, size) {
-            self.enqueue_ctrl(c.port, c.pkt);
+            self.cp_sends(c.port, c.pkt);
         }
     }
 
@@ -56,7 +56,26 @@ impl<'a> Sim<'a> {
         }
         let qlen = self.core.ports[pi].q_bytes;
         if let Some(c) = self.cm.cp_discard(&mut self.core, pi, pkt, qlen, size) {
-            self.enqueue_ctrl(c.port, c.pkt);
+            self.cp_sends(c.port, c.pkt);
+        }
+    }
+
+    /// A congestion point's feedback frame `pkt` joins port `pi`'s control queue; inside an
+    /// arrival folded into its frame's start at the source (`Sim::fold_arrival`), at the
+    /// arrival's instant, by an event that takes the rank the arrival's own would have had.
+    #[inline(never)]
+    fn cp_sends(&mut self, pi: usize, pkt: u32) {
+        if self.core.folding {
+            let t = self.core.now;
+            self.core.q.push(
+                t,
+                Ev::CtrlOut {
+                    port: pi as u32,
+                    pkt,
+                },
+            );
+        } else {
+            self.enqueue_ctrl(pi, pkt);
         }
     }
 

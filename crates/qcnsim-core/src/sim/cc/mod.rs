@@ -401,6 +401,20 @@ impl Cm {
         }
     }
 
+    /// Whether what port `pi`'s congestion point does at an arrival depends only on the port,
+    /// the CP and the frame, and all it sends is its feedback frame (`Ctrl`): no CP, or a QCN
+    /// CP without NIC-side feedback, multicast counters or push-back (which reads a BA sensor).
+    /// Such an arrival may be handled before its instant, its feedback queued then
+    /// (sim/fastpath.rs, `fold_ports`).
+    pub(in crate::sim) fn cp_local(&self, core: &Core, pi: usize) -> bool {
+        let cp = core.ports[pi].cp;
+        cp == NONE
+            || (matches!(self.cps.get(cp as usize), Some(CpState::Qcn(_)))
+                && !self.nicfb.on
+                && !self.mc_counts
+                && !self.tr.pushback)
+    }
+
     /// Undo [`Cm::place_countdowns`]: each countdown back in its CP, read there at every
     /// arrival (`Sim::set_cp_countdowns_in_ports`, a test's switch).
     pub(in crate::sim) fn take_countdowns(&mut self, core: &mut Core) {
@@ -568,7 +582,7 @@ impl Cm {
             ),
         };
         if let Some(rec_kind) = rec_kind.filter(|&k| core.rec.wants(k)) {
-            core.rec.event(EvRec {
+            core.record(EvRec {
                 t: now,
                 kind: rec_kind,
                 node: cp_port as u32,
@@ -752,6 +766,11 @@ impl Needs for Cm {
         } else {
             core.ports.iter().any(watched)
         }
+    }
+    /// A CP other than a plain QCN CP (`Cm::cp_local`): NIC-side feedback, the multicast
+    /// counters, push-back (which reads a BA sensor), BCN, ECN or DCTCP marks, INT.
+    fn acts_beyond_arrival(&self, core: &Core, pi: usize) -> bool {
+        !self.cp_local(core, pi)
     }
 }
 

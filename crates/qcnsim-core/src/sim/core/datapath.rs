@@ -218,7 +218,7 @@ impl<'a> Sim<'a> {
             f.net_drops += 1;
         }
         if self.core.rec.wants(REC_DROP) || (self.core.rec.rec_switch_drop && port.from_switch) {
-            self.core.rec.event(EvRec {
+            self.core.record(EvRec {
                 t: now,
                 kind: REC_DROP,
                 node: pi as u32,
@@ -389,6 +389,9 @@ impl<'a> Sim<'a> {
                     // switches' path)
                     self.source_sent(flow, pkt, flags);
                 }
+                if self.core.fold_run && self.fold_arrival(pkt, flow, flags, t) {
+                    return;
+                }
             }
             self.core.q.push(t, Ev::SwitchArrive { pkt, flow });
         } else {
@@ -404,6 +407,50 @@ impl<'a> Sim<'a> {
                 self.core.q.push(t, Ev::HostControl { pkt });
             }
         }
+    }
+
+    /// Data frame `pkt` of `flow` starts now at its source NIC and reaches the switch at `t`:
+    /// where its next port folds arrivals (`Core::fold_from`: sim/fastpath.rs, `fold_ports`),
+    /// the arrival is handled now, as at `t` (`enqueue_fixed` with the clock at `t`), and makes
+    /// no event; its CP's feedback waits for `t` (`Ev::CtrlOut`, pushed where the arrival's
+    /// event would have been). Every frame that comes to such a port starts at a source NIC
+    /// the same `lead` before its arrival, so handling arrivals at their frames' starts keeps
+    /// their order, equal times included (the arrival events were pushed at those starts, in
+    /// that order), and nothing else reads the port before `t` but the pending queue sample,
+    /// which an arrival at or after it leaves the queue it reads (`Core::fold_snapshot`; with
+    /// the sampling interval longer than `lead`, no later sample is pending before `t`). Not
+    /// folded, and the port folds nothing until `t` has passed (the event comes first): an
+    /// arrival after the end of the run, or of a special or marked frame. Returns whether it
+    /// folded.
+    #[inline(always)]
+    fn fold_arrival(&mut self, pkt: u32, flow: u32, flags: u8, t: SimTime) -> bool {
+        let h = &self.core.hops[flow as usize];
+        if h.n < 2 {
+            return false;
+        }
+        let pi = h.path[1] as usize;
+        let from = self.core.fold_from[pi];
+        if from == NEVER {
+            return false;
+        }
+        let now = self.core.now;
+        if now < from || t > self.core.end || flags & (FLAG_SPECIAL | FLAG_CE) != 0 {
+            self.core.fold_from[pi] = from.max(t.saturating_add(1));
+            return false;
+        }
+        let q = self.core.next_qsample;
+        if t >= q && self.core.fold_snap[pi].0 != q {
+            // the pending sample reads the queue as it is before this arrival
+            self.core.fold_snapshot(pi, q);
+        }
+        self.core.pkts[pkt as usize].hop = 1;
+        self.core.now = t;
+        self.core.folding = true;
+        self.core.folded += 1;
+        self.enqueue_fixed(pi, pkt);
+        self.core.folding = false;
+        self.core.now = now;
+        true
     }
 
     /// Put frame `pkt` (already taken from its queue) on the wire and schedule its arrival

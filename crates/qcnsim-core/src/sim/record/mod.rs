@@ -130,20 +130,76 @@ impl Core<'_> {
             self.settle(p, t);
         }
         for &p in &self.rec.queue_ports {
-            let port = &self.ports[p as usize];
+            let (bytes, frames) = self.sampled_len(p as usize, t);
             self.rec.q_t.push(t as i64);
             self.rec.q_port.push(p);
-            self.rec.q_bytes.push(port.q_bytes as i64);
-            self.rec.q_frames.push(port.q_frames() as i64);
+            self.rec.q_bytes.push(bytes as i64);
+            self.rec.q_frames.push(frames as i64);
         }
         for (sw, ports) in &self.rec.mem_switches {
-            let bytes: u64 = ports.iter().map(|&p| self.ports[p as usize].q_bytes).sum();
+            let bytes: u64 = ports
+                .iter()
+                .map(|&p| self.sampled_len(p as usize, t).0)
+                .sum();
             self.rec.m_t.push(t as i64);
             self.rec.m_sw.push(*sw);
             self.rec.m_bytes.push(bytes as i64);
         }
-        self.q
-            .push(t + self.sc.metrics.queue_interval, Ev::SampleQueues);
+        self.next_qsample = t + self.sc.metrics.queue_interval;
+        self.q.push(self.next_qsample, Ev::SampleQueues);
+    }
+
+    /// Port `pi`'s queue at the sample of `t`, bytes and frames: as it is, or as a folded
+    /// arrival after `t`, handled before the sample, found it (`Core::fold_snap`).
+    #[inline]
+    fn sampled_len(&self, pi: usize, t: SimTime) -> (u64, u64) {
+        match self.fold_snap.get(pi) {
+            Some(&(at, bytes, frames)) if at == t => (bytes, frames),
+            _ => {
+                let port = &self.ports[pi];
+                (port.q_bytes, port.q_frames() as u64)
+            }
+        }
+    }
+
+    /// Port `pi`'s queue as the pending sample at `t` will read it, before a folded arrival at
+    /// or after `t` is handled (`Sim::fold_arrival`): its frames that started before `t` have
+    /// left (as the sample's own settling would have them), the rest is kept for the sample.
+    #[cold]
+    #[inline(never)]
+    pub(in crate::sim) fn fold_snapshot(&mut self, pi: usize, t: SimTime) {
+        self.settle(pi, t);
+        let port = &self.ports[pi];
+        self.fold_snap[pi] = (t, port.q_bytes, port.q_frames() as u64);
+    }
+
+    /// Record event `r`; inside a folded arrival (`Sim::fold_arrival`) at the arrival's instant,
+    /// by an event that takes the rank the arrival's own would have had (`Ev::FoldRec`), so
+    /// that the events table keeps its order.
+    #[inline]
+    pub(in crate::sim) fn record(&mut self, r: EvRec) {
+        if !self.folding {
+            return self.rec.event(r);
+        }
+        let slot = match self.fold_free.pop() {
+            Some(s) => {
+                self.fold_recs[s as usize] = r;
+                s
+            }
+            None => {
+                self.fold_recs.push(r);
+                (self.fold_recs.len() - 1) as u32
+            }
+        };
+        self.q.push(r.t, Ev::FoldRec { slot });
+    }
+
+    /// The record a folded arrival left for this instant (`Core::record`).
+    #[inline(never)]
+    pub(in crate::sim) fn fold_rec_out(&mut self, slot: u32) {
+        let r = self.fold_recs[slot as usize];
+        self.fold_free.push(slot);
+        self.rec.event(r);
     }
 
     /// Sample every reaction point's rates.
