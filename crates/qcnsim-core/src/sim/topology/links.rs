@@ -8,8 +8,9 @@
 //!
 //! When a link goes down at `T`: the frames queued at its switch ports are dropped and counted
 //! (a data frame in its flow's drops, an ACK or NACK queued with them under
-//! `transport.ack_queue = "data"` in the run's `ack_drops`), and those ports refuse new frames (as a full queue drops them) until the link comes back; a
-//! host's NIC port keeps its frames and stops sending (`slow_start_next`); frames on the wire
+//! `transport.ack_queue = "data"` in the run's `ack_drops`), and those ports refuse new frames
+//! (as a full queue drops them) until the link comes back; a host's NIC port keeps its frames
+//! and stops sending (`slow_start_next`); frames on the wire
 //! (the link failed after their first bit left and before their last bit arrived) are dropped
 //! on arrival and counted; the routes are recomputed without the link. Frames with no route
 //! left are dropped at the switch and counted. When it comes back, the routes are recomputed
