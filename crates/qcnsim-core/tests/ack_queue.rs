@@ -1,7 +1,8 @@
 //! `transport.ack_queue` (docs/models/transport.md, "ACK frames are honest traffic"): under
-//! `"data"` an ACK waits at a switch behind the data frames queued for its way back (and with
-//! PFC in its flow's class queue); under `"control"` (the default) it goes before them. Without
-//! data in its way the two are the same run.
+//! `"data"` (the default) an ACK waits at a switch behind the data frames queued for its way
+//! back (and with PFC in its flow's class queue); under `"control"` it goes before them. Without
+//! data in its way the two are the same run. The scenarios below set `"control"` and override
+//! it with `"data"`.
 
 mod common;
 use common::*;
@@ -32,7 +33,7 @@ fn scenario(cross: bool, start: &str, extra: &str) -> String {
         }
     }
     s + "[cc]\nmode = \"dctcp\"\n[cc.dctcp]\nk = 200\nrl_queue = \"1GB\"\n\
-         [transport]\nrto = \"5ms\"\n"
+         [transport]\nrto = \"5ms\"\nack_queue = \"control\"\n"
         + extra
 }
 
@@ -52,6 +53,9 @@ fn an_ack_waits_behind_the_data_queue_under_data_only() {
         let text = scenario(true, "2ms", extra);
         let control = run(&text, &[], None);
         let data = run(&text, &["transport.ack_queue=\"data\""], None);
+        // the default is "data"
+        let default = run(&text.replace("ack_queue = \"control\"\n", ""), &[], None);
+        assert_eq!(tables_text(&default), tables_text(&data), "{extra:?}");
         let (fc, fd) = (probe_fct(&control), probe_fct(&data));
         // control: the ACKs go before the queue at sw->a; 100 frames in a few RTTs of ~10 us
         assert!(fc < 200e-6, "control: probe FCT {fc} s ({extra:?})");

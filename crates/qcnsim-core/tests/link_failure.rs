@@ -126,6 +126,65 @@ fn a_host_cut_off_is_unroutable_until_its_link_returns() {
     assert!(rx / tx > 0.6 && rx / tx < 0.9, "{rx} of {tx}");
 }
 
+/// Switches s0 and s1 (10 Gb/s, 1 us links, unbounded queues). From 0 two open-ended 10 Gb/s
+/// generators c, d (under s1) send to a (under s0): s1->s0 holds a backlog growing at 10 Gb/s
+/// (1.25 MB at 1 ms). A go-back-N probe a -> b (under s1) of 30 frames starts at 1 ms: its data
+/// arrives at once, its ACKs wait at s1->s0 behind the backlog, about 1 ms. s0-s1 fails at
+/// 1.5 ms, with the probe's ACKs queued there. (Retransmission timer beyond the run.)
+fn acks_queued_at_a_failing_link(ack_queue: &str) -> String {
+    let mut s = String::from(
+        "[meta]\nduration = \"1.6ms\"\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
+         buffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
+         [[switches]]\nname = \"s0\"\n[[switches]]\nname = \"s1\"\n\
+         [[links]]\nbetween = [\"s0\", \"s1\"]\n",
+    );
+    for (h, sw) in [("a", "s0"), ("b", "s1"), ("c", "s1"), ("d", "s1")] {
+        s += &format!("[[hosts]]\nname = \"{h}\"\n[[links]]\nbetween = [\"{h}\", \"{sw}\"]\n");
+    }
+    for h in ["c", "d"] {
+        s +=
+            &format!("[[flows]]\nname = \"x{h}\"\nsrc = \"{h}\"\ndst = \"a\"\nrate = \"10Gbps\"\n");
+    }
+    s + &format!(
+        "[[flows]]\nname = \"p\"\nsrc = \"a\"\ndst = \"b\"\ntraffic = \"greedy\"\nsize = \"45KB\"\n\
+         frame = \"1500B\"\ntransport = \"gbn\"\nstart = \"1ms\"\n\
+         [transport]\nrto = \"5ms\"\nack_queue = \"{ack_queue}\"\n\
+         [[schedule]]\nlink = \"s0-s1\"\nat = \"1.5ms\"\nstate = \"down\"\n"
+    )
+}
+
+#[test]
+fn acks_dropped_with_a_failed_links_queue_are_ack_drops_not_their_flows_data() {
+    let out = run(&acks_queued_at_a_failing_link("data"), &[], None);
+    let fl = table(&out, "flows");
+    let p = row_of(strs(fl, "flow"), "p");
+    // the probe's data all arrived before the failure: it lost none, whatever its ACKs did
+    assert_eq!(i64s(fl, "rx_bytes")[p], 45_000);
+    assert_eq!(
+        i64s(fl, "dropped_frames")[p],
+        0,
+        "an ACK counted as the probe's data"
+    );
+    // its ACKs were queued at s1->s0 (30 frames, maybe fewer when cumulative) and dropped there
+    let acks = summary_value(&out, "ack_drops", "ACKs").expect("ack_drops under data") as i64;
+    let ack_bytes = summary_value(&out, "ack_drop_bytes", "").unwrap() as i64;
+    assert!(
+        acks > 0 && ack_bytes == 64 * acks,
+        "{acks} ACKs, {ack_bytes} B"
+    );
+    // every frame a port dropped is a flow's data frame or an ACK
+    let ports: i64 = i64s(table(&out, "ports"), "drop_frames").iter().sum();
+    let data: i64 = i64s(fl, "dropped_frames").iter().sum();
+    let unroutable = summary_value(&out, "unroutable_drops", "").unwrap() as i64;
+    assert_eq!(ports + unroutable, data + acks);
+    // under control the ACKs go before the backlog: none is queued at the failure
+    let ctl = run(&acks_queued_at_a_failing_link("control"), &[], None);
+    assert!(summary_value(&ctl, "ack_drops", "ACKs").is_none());
+    let fl = table(&ctl, "flows");
+    let p = row_of(strs(fl, "flow"), "p");
+    assert_eq!(i64s(fl, "dropped_frames")[p], 0);
+}
+
 #[test]
 fn link_schedule_errors_name_the_field() {
     let base = fabric("ecmp", "", "udp");
@@ -246,6 +305,11 @@ fn build(c: &Case) -> String {
             at_us + len_us
         );
     }
+    // ACKs in the data queue (the default) or the control queue, by the seed's parity
+    s += &format!(
+        "[transport]\nack_queue = \"{}\"\n",
+        ["data", "control"][(c.seed % 2) as usize]
+    );
     if c.qcn {
         s += &format!(
             "[cc]\nmode = \"qcn\"\n[cc.qcn.rp]\nrl_queue = \"64MB\"\n[cc.qcn.cp]\nq_eq = \"{}B\"\n",
@@ -259,7 +323,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(32), max_shrink_iters: 200, .. ProptestConfig::default() })]
 
     /// Every frame is accounted for whatever fails and when: received, dropped (counted at a
-    /// port or as unroutable) or still in flight; under QCN, go-back-N flows complete once every
+    /// port or as unroutable; a port's drops are data frames and ACKs) or still in flight; under QCN, go-back-N flows complete once every
     /// link is back (all failures end by 4 ms of a 6 ms run).
     #[test]
     fn every_frame_is_accounted_for_under_failures(c in case()) {
@@ -273,7 +337,9 @@ proptest! {
             + i64s(fl, "nic_dropped_frames").iter().sum::<i64>();
         let ports: i64 = i64s(table(&out, "ports"), "drop_frames").iter().sum();
         let unroutable = summary_value(&out, "unroutable_drops", "").unwrap_or(0.0) as i64;
-        prop_assert_eq!(dropped, ports + unroutable, "{}", text);
+        // a port's drops are data frames and, under ack_queue = "data", ACKs and NACKs
+        let acks = summary_value(&out, "ack_drops", "ACKs").unwrap_or(0.0) as i64;
+        prop_assert_eq!(dropped + acks, ports + unroutable, "{}", text);
         if let Some(fct) = out.table("fct") {
             let tr = strs(fct, "transport");
             let fin = bools(fct, "finished");

@@ -87,24 +87,49 @@ fn frames_stuck_behind_pfc_are_reported() {
 }
 
 #[test]
-fn a_nic_holds_frames_its_egress_queue_cannot_take() {
-    // one 200 KB message at line rate into a 4 KB NIC buffer behind another flow's backlog: a
-    // generator loses frames at its NIC, the NIC sender keeps them
+fn a_message_is_a_nic_by_default_and_holds_frames_its_egress_queue_cannot_take() {
+    // two 200 KB messages at line rate into a 4 KB NIC buffer: a flow with a size is a NIC's
+    // message by default and keeps them; as a traffic generator it loses frames at its NIC
     let text = a_to_b(
         "2ms",
         "nic_buffer = \"4KB\"\n",
         &[("m1", "200KB", ""), ("m2", "200KB", "")],
     );
-    let gen = run(&text, &[], None);
-    assert!(sum(&gen, "nic_dropped_frames") > 0);
-    let nic = run(
+    let nic = run(&text, &[], None);
+    assert_eq!(sum(&nic, "nic_dropped_frames"), 0);
+    assert_eq!(sum(&nic, "rl_dropped_frames"), 0);
+    assert_eq!(sum(&nic, "rx_bytes"), 400_000);
+    assert_eq!(finished(&nic), 2);
+    let explicit = run(
         &text,
         &["flows.0.sender=\"nic\"", "flows.1.sender=\"nic\""],
         None,
     );
-    assert_eq!(sum(&nic, "nic_dropped_frames"), 0);
-    assert_eq!(sum(&nic, "rx_bytes"), 400_000);
-    assert_eq!(finished(&nic), 2);
+    assert_eq!(tables_text(&nic), tables_text(&explicit));
+    let gen = run(
+        &text,
+        &[
+            "flows.0.sender=\"generator\"",
+            "flows.1.sender=\"generator\"",
+        ],
+        None,
+    );
+    assert!(sum(&gen, "nic_dropped_frames") > 0);
+    assert!(finished(&gen) < 2);
+    // an open-ended flow is a traffic generator by default: the same two flows without a size
+    // lose frames at the NIC, as explicit generators do
+    let open = text.replace("size = \"200KB\"\n", "");
+    let open_gen = run(&open, &[], None);
+    assert!(sum(&open_gen, "nic_dropped_frames") > 0);
+    let explicit = run(
+        &open,
+        &[
+            "flows.0.sender=\"generator\"",
+            "flows.1.sender=\"generator\"",
+        ],
+        None,
+    );
+    assert_eq!(tables_text(&open_gen), tables_text(&explicit));
 }
 
 #[test]

@@ -92,9 +92,8 @@ UNMATCHED = [
      "priority for dcqcn and timely (ACK_HIGH_PRIO 1), at the data priority for hp and dctcp (ACK_HIGH_PRIO 0)",
      "DCQCN: open loop (udp), no ACK traffic; the fabric is lossless (PFC), so nothing needs resending. "
      "HPCC, DCTCP, TIMELY: go-back-N with an ACK per packet (HPCC's carrying INT); transport.ack_queue = \"data\" "
-     "for HPCC and DCTCP, \"control\" for TIMELY, as run.py sets ACK_HIGH_PRIO. Under data an ACK is queued, "
-     "admitted, counted (shared memory, PFC thresholds) and dropped as a data frame of its priority, as ns-3's "
-     "switch MMU does"),
+     "for HPCC and DCTCP, \"control\" for TIMELY, as run.py sets ACK_HIGH_PRIO. Under data an ACK counts in the "
+     "switch queue, the shared memory's admission and the PFC thresholds, as in ns-3"),
     ("DCTCP", "run.py dctcp (CC_MODE 8): rate-based, the rate cut by alpha/2 once per window of ECN echoes and raised "
      "by DCTCP_RATE_AI 615 Mb/s per RTT, paced, window BDP x rate/line rate (HAS_WIN 1, VAR_WIN 1); K = 300 KB at "
      "100 G and 1200 KB at 400 G (KMIN = KMAX, PMAX 1), marked at dequeue; g = 0.0625",

@@ -10,13 +10,15 @@ use crate::units;
 use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
 
-/// `flows.*.sender`: what produces the flow's frames. `"generator"` (the default of a
-/// `[[flows]]` entry: a traffic generator, open loop) drops a frame that finds the flow's
-/// rate-limiter queue or its NIC's egress queue full; `"nic"` (the default of flows a workload
-/// generates, `workloads.*.sender`) is a NIC sending a message from host memory: a frame waits
-/// for room, so nothing is dropped at the sender (docs/models/network.md, "Senders").
-pub(super) fn read_sender(t: &mut TableReader) -> Res<bool> {
-    Ok(t.choice("sender", "generator", &["generator", "nic"])? == "nic")
+/// `flows.*.sender`: what produces the flow's frames. `"nic"` (the default of a flow with a
+/// `size`, a message, and of the flows a workload generates, `workloads.*.sender`) is a NIC
+/// sending a message from host memory: a frame waits for room, so nothing is dropped at the
+/// sender. `"generator"` (the default of an open-ended flow: a traffic generator, open loop, as
+/// the QCN/BCN studies' CBR, Bernoulli and UDP sources are) drops a frame that finds the flow's
+/// rate-limiter queue or its NIC's egress queue full (docs/models/network.md, "Senders").
+pub(super) fn read_sender(t: &mut TableReader, finite: bool) -> Res<bool> {
+    let default = if finite { "nic" } else { "generator" };
+    Ok(t.choice("sender", default, &["generator", "nic"])? == "nic")
 }
 
 /// `[[flows]]`, into `sc.flows` (`[routing]` is read before).
@@ -101,8 +103,8 @@ pub(super) fn read(
         }
         let priority = t.int_in("priority", 0, 0, 7)? as u8;
         let transport = transport::read_kind(&mut t)?;
-        let holds = read_sender(&mut t)?;
         let size_bytes = t.opt_bytes("size")?;
+        let holds = read_sender(&mut t, size_bytes.is_some())?;
         if let Some(b) = size_bytes.filter(|&b| b == 0 || b > MAX_FLOW_BYTES) {
             return Err(t.err(
                 "size",

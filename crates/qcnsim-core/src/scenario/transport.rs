@@ -21,9 +21,11 @@ pub enum Transport {
 /// `transport.ack_queue`: where ACKs and NACKs wait at the switches on their way back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AckQueue {
-    /// The strict-priority control queue, before every data frame (the default).
+    /// The strict-priority control queue, before every data frame (HPCC's ns-3 with
+    /// `ACK_HIGH_PRIO 1`; an idealisation of the device).
     Control,
-    /// The data queue of their flow's priority, behind its data frames (HPCC's ns-3 with
+    /// The data queue of their flow's priority, behind its data frames (the default: a RoCE
+    /// NIC's RC queue pair sends its ACKs in the QP's traffic class; HPCC's ns-3 with
     /// `ACK_HIGH_PRIO 0`).
     Data,
 }
@@ -51,7 +53,7 @@ impl TransportSpec {
             },
             ack_bytes: 64,
             ack_delay: 0,
-            ack_queue: AckQueue::Control,
+            ack_queue: AckQueue::Data,
         }
     }
 }

@@ -6,9 +6,11 @@
 //! port it was last sent on in `Pkt::hop` (port + 1; 0 = its source NIC), so that on arrival
 //! it can tell whether its link failed while it was on the wire.
 //!
-//! When a link goes down at `T`: the frames queued at its switch ports are dropped and counted,
-//! and those ports refuse new frames (as a full queue drops them) until the link comes back; a
-//! host's NIC port keeps its frames and stops sending (`slow_start_next`); frames on the wire
+//! When a link goes down at `T`: the frames queued at its switch ports are dropped and counted
+//! (a data frame in its flow's drops, an ACK or NACK queued with them under
+//! `transport.ack_queue = "data"` in the run's `ack_drops`), and those ports refuse new frames
+//! (as a full queue drops them) until the link comes back; a host's NIC port keeps its frames
+//! and stops sending (`slow_start_next`); frames on the wire
 //! (the link failed after their first bit left and before their last bit arrived) are dropped
 //! on arrival and counted; the routes are recomputed without the link. Frames with no route
 //! left are dropped at the switch and counted. When it comes back, the routes are recomputed
@@ -217,6 +219,16 @@ impl LinkState {
                 let port = &mut core.ports[pi];
                 port.drop_frames += 1;
                 port.drop_bytes += pk.size as u64;
+                if matches!(pk.kind, KIND_ACK | KIND_NACK) {
+                    // an ACK or NACK in the data queue (`transport.ack_queue = "data"`): one of
+                    // the run's ACK drops, as one refused by a full queue (`discard_reply`), not
+                    // a drop of its flow's data
+                    core.ack_drops += 1;
+                    core.ack_drop_bytes += pk.size as u64;
+                    core.release(d);
+                    dropped += 1;
+                    continue;
+                }
                 let f = &mut core.flows[pk.flow as usize];
                 if from_switch {
                     f.net_drops += 1;
