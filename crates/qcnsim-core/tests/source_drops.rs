@@ -142,7 +142,9 @@ fn toml(c: &Case) -> String {
         )
         .unwrap();
         if let Some(b) = s.size {
-            writeln!(t, "size = \"{b}B\"").unwrap();
+            // a generator, as the open-ended flows here (a sized flow's default is a NIC, which
+            // never drops its own frames: tests/sender.rs)
+            writeln!(t, "size = \"{b}B\"\nsender = \"generator\"").unwrap();
         }
         if let Some(us) = s.stop_us {
             writeln!(t, "stop = \"{us}us\"").unwrap();
