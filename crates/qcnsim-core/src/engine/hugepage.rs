@@ -60,3 +60,37 @@ mod sys {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The advice moves no byte: an array of 8 MiB (three whole large pages at least) reads the
+    /// same after it, also once the pages already touched were collapsed into large ones, and
+    /// after writes to it; a small array and an empty one are left alone.
+    #[test]
+    fn advised_memory_reads_the_same() {
+        let n = (8 << 20) / 8;
+        let mut v: Vec<u64> = (0..n as u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        advise(&v, 0);
+        assert!(v
+            .iter()
+            .enumerate()
+            .all(|(i, &x)| x == (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        for x in v.iter_mut().step_by(4096) {
+            *x = !*x;
+        }
+        assert!(v.iter().enumerate().all(|(i, &x)| {
+            let want = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            x == if i % 4096 == 0 { !want } else { want }
+        }));
+        let small = vec![7u8; 1000];
+        advise(&small, 0);
+        assert!(small.iter().all(|&x| x == 7));
+        let empty: Vec<u32> = Vec::with_capacity(1 << 20);
+        advise(&empty, empty.capacity());
+        assert!(empty.is_empty());
+    }
+}
