@@ -8,8 +8,8 @@
 //!
 //! Linux only (`madvise`; elsewhere nothing is done). A hint in both directions: what the
 //! program computes is the same whether the kernel follows it or not, and a refusal (an older
-//! kernel, huge pages switched off) is ignored. Only the 2 MiB-aligned part of an array is
-//! advised: an array smaller than two large pages is left as it is, so small runs are untouched.
+//! kernel, huge pages switched off) is ignored. Only the whole, aligned 2 MiB pages inside an
+//! array are advised: an array smaller than 2 MiB never is, so small runs are untouched.
 
 /// Advise the memory of `v` (its whole capacity when `spare` is given: the array may grow into
 /// it) for large pages: `MADV_HUGEPAGE`, so that pages touched from now on are large ones, and

@@ -567,8 +567,8 @@ impl Core<'_> {
     /// addresses that hold the ports' queue buffers. Those are small allocations made one after
     /// another when the ports were built, so they lie together in the heap, between the
     /// simulation's other build-time state; the span is advised when it is at most 16 times their
-    /// size (else they are too scattered for it to be worth it). Only whole 2 MiB pages are
-    /// advised, so a small run is left as it is.
+    /// size (else they are too scattered for it to be worth it). Only whole, aligned 2 MiB pages
+    /// are advised, so a small run is left as it is.
     pub(in crate::sim) fn advise_large_pages(&self) {
         hugepage::advise(&self.ports, 0);
         hugepage::advise(&self.flows, 0);
