@@ -2,6 +2,7 @@
 //! deterministic random-number streams. The event type itself and the run loop live in
 //! [`crate::sim`], where the models are.
 
+pub mod hugepage;
 pub mod prefetch;
 pub mod queue;
 pub mod rng;

@@ -61,6 +61,7 @@ impl<'a> Sim<'a> {
         let wall = Instant::now();
         let mut last_report = 0.0f64;
         self.prepare_ports();
+        self.core.advise_large_pages();
         // a fabric whose state outgrows the caches prefetches the next events' (engine/prefetch.rs)
         let prefetch = self
             .core

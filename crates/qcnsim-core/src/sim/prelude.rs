@@ -3,7 +3,9 @@
 //! `use crate::sim::prelude::*;`.
 
 pub(in crate::sim) use crate::engine::rng::kinds;
-pub(in crate::sim) use crate::engine::{prefetch, EventQueue, LazyTimer, Popped, Rng, StreamId};
+pub(in crate::sim) use crate::engine::{
+    hugepage, prefetch, EventQueue, LazyTimer, Popped, Rng, StreamId,
+};
 pub(in crate::sim) use crate::net::TokenBucket;
 pub(in crate::sim) use crate::proto::multicast::NO_CPID;
 pub(in crate::sim) use crate::proto::qcn_cp::Cp;

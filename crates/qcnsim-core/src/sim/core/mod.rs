@@ -578,8 +578,48 @@ impl Core<'_> {
             self.pkts[i as usize] = p;
             i
         } else {
+            let cap = self.pkts.capacity();
             self.pkts.push(p);
+            if self.pkts.capacity() != cap {
+                self.pkts_grew();
+            }
             (self.pkts.len() - 1) as u32
+        }
+    }
+
+    /// The frame arena moved to a larger allocation: large pages for it too, as for the other
+    /// large arrays at the start of the run (`Core::advise_large_pages`).
+    #[cold]
+    #[inline(never)]
+    fn pkts_grew(&self) {
+        hugepage::advise(&self.pkts, self.pkts.capacity() - self.pkts.len());
+    }
+
+    /// Large pages for what a frame-hop touches (engine/hugepage.rs): the ports, the flows, their
+    /// hop records, the frame arena (with its spare capacity, which it grows into), and the
+    /// addresses that hold the ports' queue buffers. Those are small allocations made one after
+    /// another when the ports were built, so they lie together in the heap, between the
+    /// simulation's other build-time state; the span is advised when it is at most 16 times their
+    /// size (else they are too scattered for it to be worth it). Only whole, aligned 2 MiB pages
+    /// are advised, so a small run is left as it is.
+    pub(in crate::sim) fn advise_large_pages(&self) {
+        hugepage::advise(&self.ports, 0);
+        hugepage::advise(&self.flows, 0);
+        hugepage::advise(&self.hops, 0);
+        hugepage::advise(&self.pkts, self.pkts.capacity() - self.pkts.len());
+        let (mut lo, mut hi, mut bytes) = (usize::MAX, 0, 0);
+        let mut add = |a: usize, n: usize| {
+            if n > 0 {
+                lo = lo.min(a);
+                hi = hi.max(a + n);
+                bytes += n;
+            }
+        };
+        for p in &self.ports {
+            add(p.q.as_slices().0.as_ptr() as usize, 4 * p.q.capacity());
+        }
+        if hi > lo && hi - lo <= 16 * bytes {
+            hugepage::advise_span(lo, hi);
         }
     }
 
