@@ -113,6 +113,20 @@ fn go_back_n_completes_across_a_failure() {
 }
 
 #[test]
+fn acks_with_no_route_left_are_counted_not_lost_silently() {
+    // h1 sends the 500 KB go-back-N flow to h6 from 0 to 2 ms; its link is cut from 1 to 2 ms:
+    // the ACKs h6 makes meanwhile have no route back to h1 (and those on their way find none
+    // at leaf0)
+    let cut = "[[schedule]]\nlink = \"h1-leaf0\"\nat = \"1ms\"\nstate = \"down\"\n\
+               [[schedule]]\nlink = \"h1-leaf0\"\nat = \"2ms\"\nstate = \"up\"\n";
+    let gbn = run(&fabric("ecmp", cut, "gbn"), &[], None);
+    let udp = run(&fabric("ecmp", cut, "udp"), &[], None);
+    assert!(summary_value(&gbn, "unroutable_control", "").unwrap() > 0.0);
+    // open loop: no ACKs, and no congestion control sends feedback here
+    assert_eq!(summary_value(&udp, "unroutable_control", ""), Some(0.0));
+}
+
+#[test]
 fn a_host_cut_off_is_unroutable_until_its_link_returns() {
     let cut = "[[schedule]]\nlink = \"h4-leaf1\"\nat = \"1ms\"\nstate = \"down\"\n\
                [[schedule]]\nlink = \"h4-leaf1\"\nat = \"2ms\"\nstate = \"up\"\n";

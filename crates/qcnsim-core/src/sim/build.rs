@@ -264,6 +264,7 @@ impl<'a> Core<'a> {
             events: 0,
             frames_forwarded: 0,
             ack_drops: 0,
+            ctrl_unroutable: 0,
             ack_drop_bytes: 0,
             live_data: 0,
             lazy_gen: true,

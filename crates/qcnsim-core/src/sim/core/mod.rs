@@ -475,6 +475,10 @@ pub(in crate::sim) struct Core<'a> {
     /// ACKs and NACKs dropped in a data queue (`transport.ack_queue = "data"`), and bytes.
     pub(in crate::sim) ack_drops: u64,
     pub(in crate::sim) ack_drop_bytes: u64,
+    /// Control frames (feedback, CNPs, ACKs, NACKs) with no route left towards their flow's
+    /// source after link failures: not sent, or released at the switch where the route ended
+    /// (`Core::feedback_next`; the summary's `unroutable_control`).
+    pub(in crate::sim) ctrl_unroutable: u64,
     /// Data frames in the arena (frames still in a rate-limiter queue are not there yet).
     pub(in crate::sim) live_data: u64,
     pub(in crate::sim) lazy_gen: bool,
@@ -634,12 +638,18 @@ impl Core<'_> {
 
     /// The port a feedback message of `flow` at node `at` leaves by towards the flow's source:
     /// the routes of the moment (with link failures), the shortest path, or
-    /// (`cc.feedback_route = "reverse"`) the reverse of the flow's path.
+    /// (`cc.feedback_route = "reverse"`) the reverse of the flow's path. `None` (only with
+    /// link failures: a route cut) is counted in `ctrl_unroutable`: the caller sends nothing, or
+    /// releases the frame.
     #[inline]
-    pub(in crate::sim) fn feedback_next(&self, at: usize, flow: u32) -> Option<usize> {
+    pub(in crate::sim) fn feedback_next(&mut self, at: usize, flow: u32) -> Option<usize> {
         let src = self.flows[flow as usize].src as usize;
         if let Some(r) = &self.routes_now {
-            return r.next(at, src);
+            let next = r.next(at, src);
+            if next.is_none() {
+                self.ctrl_unroutable += 1;
+            }
+            return next;
         }
         if self.rev_route.is_empty() {
             return self.sc.routes.next(at, src);

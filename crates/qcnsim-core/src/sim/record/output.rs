@@ -75,7 +75,10 @@ impl<'a> Sim<'a> {
         let (cm_port_cols, cm_port_cols_transient) = self.cm.port_columns(&self.core);
         let fc_port_cols = self.fc.port_columns(self.core.ports.len(), end);
         let fct = self.fct_table();
-        let link_out = self.links.as_ref().map(|l| l.outputs(sc));
+        let link_out = self
+            .links
+            .as_ref()
+            .map(|l| l.outputs(sc, self.core.ctrl_unroutable));
         // what a reader of the results must not miss: flows that cannot complete, frames stuck
         let mut warnings = self.gbn.loss_warnings(&self.core);
         warnings.extend(self.fc.stuck_warnings(&self.core));

@@ -257,7 +257,12 @@ impl LinkState {
     }
 
     /// Counters of the link failures: the `link_events` table and summary rows.
-    pub(in crate::sim) fn outputs(&self, sc: &Scenario) -> (Table, fct::Rows) {
+    /// `ctrl_unroutable`: the control frames that found no route (`Core::ctrl_unroutable`).
+    pub(in crate::sim) fn outputs(
+        &self,
+        sc: &Scenario,
+        ctrl_unroutable: u64,
+    ) -> (Table, fct::Rows) {
         let ls = self;
         let name = |l: u32| {
             let lk = &sc.links[l as usize];
@@ -302,6 +307,12 @@ impl LinkState {
             (
                 "unroutable_drops".to_string(),
                 ls.unroutable as f64,
+                "frames".to_string(),
+                all.clone(),
+            ),
+            (
+                "unroutable_control".to_string(),
+                ctrl_unroutable as f64,
                 "frames".to_string(),
                 all,
             ),
