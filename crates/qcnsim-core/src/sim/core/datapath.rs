@@ -24,12 +24,13 @@ macro_rules! txdone_at {
 impl<'a> Sim<'a> {
     // ---------------------------------------------------------------- ports and switches
 
-    /// Hand a data frame to the source host's NIC egress queue.
+    /// Hand a data frame of `size` bytes (its size in the arena) to the source host's NIC egress
+    /// queue.
     #[inline(always)]
-    pub(in crate::sim) fn hand_to_nic(&mut self, fi: usize, pkt: u32) {
+    pub(in crate::sim) fn hand_to_nic(&mut self, fi: usize, pkt: u32, size: u32) {
         let f = &mut self.core.flows[fi];
         f.sent_frames += 1;
-        f.sent_bytes += self.core.pkts[pkt as usize].size as u64;
+        f.sent_bytes += size as u64;
         let port = f.path[0] as usize;
         if f.rep_fb {
             self.hook_to_nic(fi, pkt);

@@ -24,9 +24,9 @@ impl<'a> Sim<'a> {
 
     /// A made frame of flow `fi` leaves its rate limiter: a data frame in the arena. A go-back-N
     /// frame carries its sequence number and [`FLAG_GBN`]; in a gated run (`GATED`: sim/fastpath.rs)
-    /// an HPCC frame its INT bytes.
+    /// an HPCC frame its INT bytes. Returns the frame and its size.
     #[inline(always)]
-    pub(in crate::sim) fn admit<const GATED: bool>(&mut self, fi: usize, m: Made) -> u32 {
+    pub(in crate::sim) fn admit<const GATED: bool>(&mut self, fi: usize, m: Made) -> (u32, u32) {
         let gbn = m.seq != NONE;
         self.core.live_data += 1;
         let f = &mut self.core.flows[fi];
@@ -40,9 +40,10 @@ impl<'a> Sim<'a> {
         // (an ungated run has no INT bytes: `Needs::gates_departures`; a test that drops that
         // answer sees the frames without them, `Sim::fast_path_bypasses`)
         let int_bytes = if GATED { f.int_bytes } else { 0 };
-        self.core.alloc(Pkt {
+        let size = m.size + int_bytes;
+        let pkt = self.core.alloc(Pkt {
             born: m.born,
-            size: m.size + int_bytes,
+            size,
             flow: fi as u32,
             hop: 0,
             kind: KIND_DATA,
@@ -50,7 +51,8 @@ impl<'a> Sim<'a> {
             cpid: NO_CPID,
             at: 0,
             flags: if gbn { FLAG_GBN | qp } else { qp },
-        })
+        });
+        (pkt, size)
     }
 
     /// Size of the flow's next frame: a full frame, or a finite flow's remainder (at least 64 B).
@@ -278,8 +280,8 @@ impl<'a> Sim<'a> {
         }
         let f = &mut self.core.flows[fi];
         if !Core::rl_limited(f) && f.rl_q.is_empty() && !f.at_nic {
-            let pkt = self.admit::<GATED>(fi, m);
-            self.hand_to_nic(fi, pkt);
+            let (pkt, size) = self.admit::<GATED>(fi, m);
+            self.hand_to_nic(fi, pkt, size);
             return;
         }
         if !f.gated
@@ -288,8 +290,8 @@ impl<'a> Sim<'a> {
             && Core::rl_hold(f) <= now
             && f.bucket.try_take(now, m.size)
         {
-            let pkt = self.admit::<GATED>(fi, m);
-            self.leave_rl(fi, pkt, true);
+            let (pkt, size) = self.admit::<GATED>(fi, m);
+            self.leave_rl(fi, pkt, size, true);
             return;
         }
         self.rl_enqueue(fi, m);
@@ -341,13 +343,15 @@ impl<'a> Sim<'a> {
             self.refill(fi, now);
         }
         let empty = self.core.flows[fi].rl_q.is_empty();
-        let pkt = self.admit::<GATED>(fi, m);
-        self.leave_rl(fi, pkt, empty);
-        if self.core.flows[fi].gen_lazy && self.core.flows[fi].rl_q.is_empty() {
-            self.schedule_gen(fi);
-        }
+        let (pkt, size) = self.admit::<GATED>(fi, m);
+        self.leave_rl(fi, pkt, size, empty);
+        // (the flow read once: `schedule_gen` leaves the queue as it is)
         let f = &self.core.flows[fi];
-        if !f.rl_q.is_empty() && !f.rl_timer.is_armed() {
+        if f.rl_q.is_empty() {
+            if f.gen_lazy {
+                self.schedule_gen(fi);
+            }
+        } else if !f.rl_timer.is_armed() {
             if Core::rl_limited(f) {
                 self.core.schedule_rl_inline(fi);
             } else {
@@ -359,9 +363,8 @@ impl<'a> Sim<'a> {
 
     /// A frame leaves the rate limiter: tell the RP, then hand it to the NIC.
     #[inline(always)]
-    pub(in crate::sim) fn leave_rl(&mut self, fi: usize, pkt: u32, rl_empty: bool) {
+    pub(in crate::sim) fn leave_rl(&mut self, fi: usize, pkt: u32, size: u32, rl_empty: bool) {
         let now = self.core.now;
-        let size = self.core.pkts[pkt as usize].size;
         if let Some(rp) = self.core.flows[fi].rp.as_ref() {
             // a new data frame is untagged (NO_CPID == NONE): only a tag is written
             let tag = rp.tag();
@@ -370,7 +373,7 @@ impl<'a> Sim<'a> {
             }
         }
         self.hook_departure(fi, pkt);
-        self.hand_to_nic(fi, pkt);
+        self.hand_to_nic(fi, pkt, size);
         let f = &mut self.core.flows[fi];
         if let Some(rp) = f.rp.as_mut() {
             let out = rp.on_frame_sent(now, size, rl_empty);
