@@ -412,7 +412,7 @@ impl Core<'_> {
         };
         let size = Self::queued_size(f, head);
         let at = f.bucket.ready_at(now, size).max(Self::rl_hold(f));
-        self.arm_rl(fi, at);
+        Self::arm_flow(&mut self.q, f, fi, at);
     }
 
     /// The size of a frame in the flow's rate-limiter queue. Every frame of an open-ended source
@@ -432,15 +432,20 @@ impl Core<'_> {
 
     #[inline(always)]
     pub(in crate::sim) fn arm_rl(&mut self, fi: usize, at: SimTime) {
-        let f = &mut self.flows[fi];
+        Self::arm_flow(&mut self.q, &mut self.flows[fi], fi, at);
+    }
+
+    /// [`Core::arm_rl`] with flow `fi` (`f`) already at hand (read once).
+    #[inline(always)]
+    fn arm_flow(q: &mut EventQueue<Ev>, f: &mut Flow, fi: usize, at: SimTime) {
         if (f.gated && Self::rl_limited(f)) || f.at_nic {
             // the NIC is paused: the rate limiter sends nothing until the resume; or the NIC
             // holds this round-robin flow's last frame: the next waits until it starts
             f.rl_timer.cancel();
             return;
         }
-        if let Some(gen) = self.flows[fi].rl_timer.arm(at) {
-            self.q.push(
+        if let Some(gen) = f.rl_timer.arm(at) {
+            q.push(
                 at,
                 Ev::RlRelease {
                     flow: fi as u32,
