@@ -61,11 +61,18 @@ impl<'a> Sim<'a> {
     /// and it is delivered inline, as `send_plain` would have when it started. It makes no
     /// event; the frame waits in `fq` as its start and size until that start has passed. A frame
     /// that would start after the end of the run waits in `q`, as it did.
-    #[inline(never)]
+    #[inline(always)]
     fn enqueue_fixed(&mut self, pi: usize, pkt: u32) {
-        let now = self.core.now;
         let pk = &self.core.pkts[pkt as usize];
         let (size, flow, flags) = (pk.size, pk.flow, pk.flags);
+        self.enqueue_fixed_as(pi, pkt, size, flow, flags);
+    }
+
+    /// [`Sim::enqueue_fixed`] with the frame's size, flow and flags already read (a folded
+    /// arrival has them from its send).
+    #[inline(never)]
+    fn enqueue_fixed_as(&mut self, pi: usize, pkt: u32, size: u32, flow: u32, flags: u8) {
+        let now = self.core.now;
         if flags & FLAG_SPECIAL != 0 {
             self.hook_special_arrives(pi, flow);
         }
@@ -390,7 +397,7 @@ impl<'a> Sim<'a> {
                     // switches' path)
                     self.source_sent(flow, pkt, flags);
                 }
-                if self.core.fold_run && self.fold_arrival(pkt, flow, flags, t) {
+                if self.core.fold_run && self.fold_arrival(pkt, size, flow, flags, t) {
                     return;
                 }
             }
@@ -424,7 +431,7 @@ impl<'a> Sim<'a> {
     /// arrival after the end of the run, or of a special or marked frame. Returns whether it
     /// folded.
     #[inline(always)]
-    fn fold_arrival(&mut self, pkt: u32, flow: u32, flags: u8, t: SimTime) -> bool {
+    fn fold_arrival(&mut self, pkt: u32, size: u32, flow: u32, flags: u8, t: SimTime) -> bool {
         let h = &self.core.hops[flow as usize];
         if h.n < 2 {
             return false;
@@ -448,7 +455,7 @@ impl<'a> Sim<'a> {
         self.core.now = t;
         self.core.folding = true;
         self.core.folded += 1;
-        self.enqueue_fixed(pi, pkt);
+        self.enqueue_fixed_as(pi, pkt, size, flow, flags);
         self.core.folding = false;
         self.core.now = now;
         true
