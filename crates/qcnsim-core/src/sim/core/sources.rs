@@ -24,9 +24,16 @@ impl<'a> Sim<'a> {
 
     /// A made frame of flow `fi` leaves its rate limiter: a data frame in the arena. A go-back-N
     /// frame carries its sequence number and [`FLAG_GBN`]; in a gated run (`GATED`: sim/fastpath.rs)
-    /// an HPCC frame its INT bytes. Returns the frame and its size.
+    /// an HPCC frame its INT bytes. A frame leaving through the limiter (`tagged`: `leave_rl`
+    /// follows) takes the RP's tag (BCN's CPID; a new data frame is untagged otherwise,
+    /// NO_CPID == NONE). Returns the frame and its size.
     #[inline(always)]
-    pub(in crate::sim) fn admit<const GATED: bool>(&mut self, fi: usize, m: Made) -> (u32, u32) {
+    pub(in crate::sim) fn admit<const GATED: bool>(
+        &mut self,
+        fi: usize,
+        m: Made,
+        tagged: bool,
+    ) -> (u32, u32) {
         let gbn = m.seq != NONE;
         self.core.live_data += 1;
         let f = &mut self.core.flows[fi];
@@ -41,6 +48,10 @@ impl<'a> Sim<'a> {
         // answer sees the frames without them, `Sim::fast_path_bypasses`)
         let int_bytes = if GATED { f.int_bytes } else { 0 };
         let size = m.size + int_bytes;
+        let cpid = match f.rp.as_ref() {
+            Some(rp) if tagged => rp.tag(),
+            _ => NO_CPID,
+        };
         let pkt = self.core.alloc(Pkt {
             born: m.born,
             size,
@@ -48,7 +59,7 @@ impl<'a> Sim<'a> {
             hop: 0,
             kind: KIND_DATA,
             fb: if gbn { m.seq as i32 } else { 0 },
-            cpid: NO_CPID,
+            cpid,
             at: 0,
             flags: if gbn { FLAG_GBN | qp } else { qp },
         });
@@ -280,7 +291,7 @@ impl<'a> Sim<'a> {
         }
         let f = &mut self.core.flows[fi];
         if !Core::rl_limited(f) && f.rl_q.is_empty() && !f.at_nic {
-            let (pkt, size) = self.admit::<GATED>(fi, m);
+            let (pkt, size) = self.admit::<GATED>(fi, m, false);
             self.hand_to_nic(fi, pkt, size);
             return;
         }
@@ -290,7 +301,7 @@ impl<'a> Sim<'a> {
             && Core::rl_hold(f) <= now
             && f.bucket.try_take(now, m.size)
         {
-            let (pkt, size) = self.admit::<GATED>(fi, m);
+            let (pkt, size) = self.admit::<GATED>(fi, m, true);
             self.leave_rl(fi, pkt, size, true);
             return;
         }
@@ -343,7 +354,7 @@ impl<'a> Sim<'a> {
             self.refill(fi, now);
         }
         let empty = self.core.flows[fi].rl_q.is_empty();
-        let (pkt, size) = self.admit::<GATED>(fi, m);
+        let (pkt, size) = self.admit::<GATED>(fi, m, true);
         self.leave_rl(fi, pkt, size, empty);
         // (the flow read once: `schedule_gen` leaves the queue as it is)
         let f = &self.core.flows[fi];
@@ -365,13 +376,7 @@ impl<'a> Sim<'a> {
     #[inline(always)]
     pub(in crate::sim) fn leave_rl(&mut self, fi: usize, pkt: u32, size: u32, rl_empty: bool) {
         let now = self.core.now;
-        if let Some(rp) = self.core.flows[fi].rp.as_ref() {
-            // a new data frame is untagged (NO_CPID == NONE): only a tag is written
-            let tag = rp.tag();
-            if tag != NONE {
-                self.core.pkts[pkt as usize].cpid = tag;
-            }
-        }
+        // (the RP's tag is in the frame: `admit`)
         self.hook_departure(fi, pkt);
         self.hand_to_nic(fi, pkt, size);
         let f = &mut self.core.flows[fi];
