@@ -24,18 +24,13 @@ macro_rules! txdone_at {
 impl<'a> Sim<'a> {
     // ---------------------------------------------------------------- ports and switches
 
-    /// Hand a data frame of `size` bytes (its size in the arena) to the source host's NIC egress
-    /// queue.
+    /// Hand a data frame to the source host's NIC egress queue (counted sent by [`Sim::admit`]).
     #[inline(always)]
-    pub(in crate::sim) fn hand_to_nic(&mut self, fi: usize, pkt: u32, size: u32) {
-        let f = &mut self.core.flows[fi];
-        f.sent_frames += 1;
-        f.sent_bytes += size as u64;
-        let port = f.path[0] as usize;
-        if f.rep_fb {
-            self.hook_to_nic(fi, pkt);
+    pub(in crate::sim) fn hand_to_nic(&mut self, fi: usize, a: Admitted) {
+        if a.rep_fb {
+            self.hook_to_nic(fi, a.pkt);
         }
-        self.enqueue_data(port, pkt);
+        self.enqueue_data(a.nic, a.pkt);
     }
 
     /// Enqueue a data frame at an egress port (drop-tail), run the CP, start transmission.

@@ -175,6 +175,16 @@ pub(in crate::sim) struct Pkt {
     pub(in crate::sim) flags: u8,
 }
 
+/// A frame `admit` put into the arena: its index, its size (bytes) and its source NIC's port
+/// (`nic`), and whether the flow's NIC stamps it for multicast feedback (`rep_fb`).
+#[derive(Clone, Copy)]
+pub(in crate::sim) struct Admitted {
+    pub(in crate::sim) pkt: u32,
+    pub(in crate::sim) size: u32,
+    pub(in crate::sim) nic: usize,
+    pub(in crate::sim) rep_fb: bool,
+}
+
 /// A frame its source has made, waiting in the flow's rate-limiter queue: all a new data frame
 /// carries until it leaves the rate limiter (`Sim::admit` makes it a frame in the arena then).
 /// Half the size of a frame in the arena, kept in a ring per flow and read in order, so that a

@@ -26,14 +26,15 @@ impl<'a> Sim<'a> {
     /// frame carries its sequence number and [`FLAG_GBN`]; in a gated run (`GATED`: sim/fastpath.rs)
     /// an HPCC frame its INT bytes. A frame leaving through the limiter (`tagged`: `leave_rl`
     /// follows) takes the RP's tag (BCN's CPID; a new data frame is untagged otherwise,
-    /// NO_CPID == NONE). Returns the frame and its size.
+    /// NO_CPID == NONE). The flow counts it sent (it goes to the NIC, [`Sim::hand_to_nic`],
+    /// next: nothing between reads the counts). Returns the frame, its size and its NIC.
     #[inline(always)]
     pub(in crate::sim) fn admit<const GATED: bool>(
         &mut self,
         fi: usize,
         m: Made,
         tagged: bool,
-    ) -> (u32, u32) {
+    ) -> Admitted {
         let gbn = m.seq != NONE;
         self.core.live_data += 1;
         let f = &mut self.core.flows[fi];
@@ -52,6 +53,9 @@ impl<'a> Sim<'a> {
             Some(rp) if tagged => rp.tag(),
             _ => NO_CPID,
         };
+        f.sent_frames += 1;
+        f.sent_bytes += size as u64;
+        let (nic, rep_fb) = (f.path[0] as usize, f.rep_fb);
         let pkt = self.core.alloc(Pkt {
             born: m.born,
             size,
@@ -63,7 +67,12 @@ impl<'a> Sim<'a> {
             at: 0,
             flags: if gbn { FLAG_GBN | qp } else { qp },
         });
-        (pkt, size)
+        Admitted {
+            pkt,
+            size,
+            nic,
+            rep_fb,
+        }
     }
 
     /// Size of the flow's next frame: a full frame, or a finite flow's remainder (at least 64 B).
@@ -291,8 +300,8 @@ impl<'a> Sim<'a> {
         }
         let f = &mut self.core.flows[fi];
         if !Core::rl_limited(f) && f.rl_q.is_empty() && !f.at_nic {
-            let (pkt, size) = self.admit::<GATED>(fi, m, false);
-            self.hand_to_nic(fi, pkt, size);
+            let a = self.admit::<GATED>(fi, m, false);
+            self.hand_to_nic(fi, a);
             return;
         }
         if !f.gated
@@ -301,8 +310,8 @@ impl<'a> Sim<'a> {
             && Core::rl_hold(f) <= now
             && f.bucket.try_take(now, m.size)
         {
-            let (pkt, size) = self.admit::<GATED>(fi, m, true);
-            self.leave_rl(fi, pkt, size, true);
+            let a = self.admit::<GATED>(fi, m, true);
+            self.leave_rl(fi, a, true);
             return;
         }
         self.rl_enqueue(fi, m);
@@ -354,8 +363,8 @@ impl<'a> Sim<'a> {
             self.refill(fi, now);
         }
         let empty = self.core.flows[fi].rl_q.is_empty();
-        let (pkt, size) = self.admit::<GATED>(fi, m, true);
-        self.leave_rl(fi, pkt, size, empty);
+        let a = self.admit::<GATED>(fi, m, true);
+        self.leave_rl(fi, a, empty);
         // (the flow read once: `schedule_gen` leaves the queue as it is)
         let f = &self.core.flows[fi];
         if f.rl_q.is_empty() {
@@ -374,11 +383,12 @@ impl<'a> Sim<'a> {
 
     /// A frame leaves the rate limiter: tell the RP, then hand it to the NIC.
     #[inline(always)]
-    pub(in crate::sim) fn leave_rl(&mut self, fi: usize, pkt: u32, size: u32, rl_empty: bool) {
+    pub(in crate::sim) fn leave_rl(&mut self, fi: usize, a: Admitted, rl_empty: bool) {
         let now = self.core.now;
+        let size = a.size;
         // (the RP's tag is in the frame: `admit`)
-        self.hook_departure(fi, pkt);
-        self.hand_to_nic(fi, pkt, size);
+        self.hook_departure(fi, a.pkt);
+        self.hand_to_nic(fi, a);
         let f = &mut self.core.flows[fi];
         if let Some(rp) = f.rp.as_mut() {
             let out = rp.on_frame_sent(now, size, rl_empty);
