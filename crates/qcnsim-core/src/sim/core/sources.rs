@@ -381,7 +381,8 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// A frame leaves the rate limiter: tell the RP, then hand it to the NIC.
+    /// A frame leaves the rate limiter: the departure hook, the NIC (and, where arrivals are
+    /// folded, the switch's queue: its feedback waits for an event), then the RP counts it.
     #[inline(always)]
     pub(in crate::sim) fn leave_rl(&mut self, fi: usize, a: Admitted, rl_empty: bool) {
         let now = self.core.now;
