@@ -94,7 +94,8 @@ fn random_networks_fold_arrivals() {
 
 /// htsim's QCN scenario (ten greedy sources into one bottleneck, the sink sends nothing): the
 /// bottleneck's departures are fixed at enqueue, every frame makes two events (its departure
-/// from the rate limiter, its arrival at the switch) instead of three.
+/// from the rate limiter, its arrival at the switch) instead of three; with its arrival folded
+/// into its departure from the NIC, one.
 #[test]
 fn greedy_dumbbell_fixes_the_bottleneck_with_identical_tables() {
     let text = "[meta]\nname = \"g\"\nduration = \"20ms\"\nseed = 1\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"10us\"\nswitch_latency = \"0ns\"\nbuffer = \"100frames\"\n\
