@@ -4,7 +4,7 @@
 //! RP reacts with `Rp::on_cnm_from`. The rules are in proto/qcn_cp.rs and proto/qcn_rp.rs; the
 //! transient-response messages (echo, Fb99) are in sim/cc/transient.rs.
 
-use crate::proto::qcn_cp::CpSample;
+use crate::proto::qcn_cp::{Cp, CpParams, CpSample};
 use crate::sim::cc::CpState;
 use crate::sim::cc::{Cm, Ctrl};
 use crate::sim::prelude::*;
@@ -28,6 +28,21 @@ impl Cm {
             // NIC-side feedback: the CP port only reports its queue length (sim/cc/nicfb.rs)
             return self.conmes_on_enqueue(core, pi, cpi, pkt, qlen, size);
         }
+        let s = self.qcn_cp_step(core, pi, cpi, |cp, p| cp.on_enqueue(p, qlen, size))?;
+        self.qcn_cp_sampled(core, pi, cpi, pkt, qlen, s)
+    }
+
+    /// Run `step` (the CP's enqueue or discard rule) on the QCN CP of port `pi` (slot `cpi`),
+    /// with the byte countdown the port keeps for it (`Port::cp_left`, where `cp_here`) copied
+    /// in before and out after; `None` for a slot that is not a QCN CP.
+    #[inline(always)]
+    fn qcn_cp_step(
+        &mut self,
+        core: &mut Core,
+        pi: usize,
+        cpi: usize,
+        step: impl FnOnce(&mut Cp, &CpParams) -> Option<CpSample>,
+    ) -> Option<CpSample> {
         let CpState::Qcn(cp) = &mut self.cps[cpi] else {
             return None;
         };
@@ -35,12 +50,11 @@ impl Cm {
         if port.cp_here {
             cp.set_time_to_mark(port.cp_left);
         }
-        let s = cp.on_enqueue(&core.sc.qcn.cp, qlen, size);
+        let s = step(cp, &core.sc.qcn.cp);
         if port.cp_here {
             port.cp_left = cp.time_to_mark();
         }
-        let s = s?;
-        self.qcn_cp_sampled(core, pi, cpi, pkt, qlen, s)
+        s
     }
 
     /// The QCN CP of port `pi` (CP slot `cpi`) sees data frame `pkt` discarded at its full
@@ -59,18 +73,7 @@ impl Cm {
         if self.nicfb.on {
             return None;
         }
-        let CpState::Qcn(cp) = &mut self.cps[cpi] else {
-            return None;
-        };
-        let port = &mut core.ports[pi];
-        if port.cp_here {
-            cp.set_time_to_mark(port.cp_left);
-        }
-        let s = cp.on_discard(&core.sc.qcn.cp, qlen, size);
-        if port.cp_here {
-            port.cp_left = cp.time_to_mark();
-        }
-        let s = s?;
+        let s = self.qcn_cp_step(core, pi, cpi, |cp, p| cp.on_discard(p, qlen, size))?;
         self.qcn_cp_sampled(core, pi, cpi, pkt, qlen, s)
     }
 
