@@ -184,6 +184,26 @@ fn acks_in_the_data_queue_alone_raise_a_pause_under_data_only() {
 
 /// The ACKs dropped in a switch's data queue (`ack_drops`), every frame the ports dropped,
 /// and the data frames the flows lost in the network.
+/// `text` run under `cc` (a `cc.mode` override) with a 1 ms retransmission timer, ACKs in the
+/// control queue and in the data queue.
+fn control_and_data(
+    text: &str,
+    cc: &str,
+) -> (qcnsim_core::api::RunOutput, qcnsim_core::api::RunOutput) {
+    let over = [cc, "transport.rto=\"1ms\""];
+    let control = run(
+        text,
+        &[over[0], over[1], "transport.ack_queue=\"control\""],
+        None,
+    );
+    let data = run(
+        text,
+        &[over[0], over[1], "transport.ack_queue=\"data\""],
+        None,
+    );
+    (control, data)
+}
+
 fn ack_drops(out: &qcnsim_core::api::RunOutput) -> (i64, i64, i64) {
     let acks = summary_value(out, "ack_drops", "ACKs").expect("ack_drops under data") as i64;
     let ports = table(out, "ports");
@@ -204,13 +224,7 @@ fn a_lossy_finite_buffer_drops_acks_and_the_probe_still_finishes() {
     ) + &cross(3);
     // DCTCP's ACKs (sim/cc/e2e.rs) and plain go-back-N's (cc.mode = "none", sim/host/transport.rs)
     for cc in ["cc.mode=\"dctcp\"", "cc.mode=\"none\""] {
-        let over = [cc, "transport.rto=\"1ms\""];
-        let control = run(&text, &over, None);
-        let data = run(
-            &text,
-            &[over[0], over[1], "transport.ack_queue=\"data\""],
-            None,
-        );
+        let (control, data) = control_and_data(&text, cc);
         assert!(summary_value(&control, "ack_drops", "ACKs").is_none());
         let (acks, at, frames) = ack_drops(&data);
         assert!(acks > 0, "data: no ACK dropped ({cc})");
@@ -234,13 +248,7 @@ fn a_shared_memory_admits_and_drops_acks_as_data_frames() {
            egress_threshold = \"none\"\n";
     // DCTCP's ACKs and plain go-back-N's (the memory keys an ACK by the port it came from)
     for cc in ["cc.mode=\"dctcp\"", "cc.mode=\"none\""] {
-        let over = [cc, "transport.rto=\"1ms\""];
-        let control = run(&text, &over, None);
-        let data = run(
-            &text,
-            &[over[0], over[1], "transport.ack_queue=\"data\""],
-            None,
-        );
+        let (control, data) = control_and_data(&text, cc);
         let (acks, at, frames) = ack_drops(&data);
         assert!(acks > 0, "data: no ACK dropped");
         assert_eq!(at, frames + acks);

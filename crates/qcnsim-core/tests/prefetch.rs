@@ -9,6 +9,41 @@ mod common;
 use common::*;
 use qcnsim_core::api::RunOutput;
 
+/// A k = 4 fat-tree under web-search load with QCN (`SEED`: the seed).
+const FAT_TREE: &str = r#"
+[meta]
+name = "ft"
+duration = "2ms"
+seed = SEED
+
+[defaults]
+link_delay = "1us"
+switch_latency = "500ns"
+nic_buffer = "infinite"
+
+[topology]
+kind = "fat-tree"
+k = 4
+host_rate = "10Gbps"
+agg_rate = "10Gbps"
+core_rate = "10Gbps"
+edge_buffer = "30KB"
+agg_buffer = "30KB"
+core_buffer = "30KB"
+
+[routing]
+mode = "ecmp"
+
+[[workloads]]
+name = "ws"
+sizes = "websearch"
+load = 0.8
+pattern = "all-to-all"
+
+[cc]
+mode = "qcn"
+"#;
+
 fn same_with_and_without_prefetch(text: &str) -> RunOutput {
     let (on, ev_on) = run_sim(text, |sim| sim.set_prefetch(Some(true)), |s| s.events());
     let (off, ev_off) = run_sim(text, |sim| sim.set_prefetch(Some(false)), |s| s.events());
@@ -27,86 +62,22 @@ fn same_with_and_without_prefetch(text: &str) -> RunOutput {
 
 #[test]
 fn fat_tree_tables_do_not_depend_on_the_prefetch() {
-    let text = r#"
-[meta]
-name = "ft"
-duration = "2ms"
-seed = 3
-
-[defaults]
-link_delay = "1us"
-switch_latency = "500ns"
-nic_buffer = "infinite"
-
-[topology]
-kind = "fat-tree"
-k = 4
-host_rate = "10Gbps"
-agg_rate = "10Gbps"
-core_rate = "10Gbps"
-edge_buffer = "30KB"
-agg_buffer = "30KB"
-core_buffer = "30KB"
-
-[routing]
-mode = "ecmp"
-
-[[workloads]]
-name = "ws"
-sizes = "websearch"
-load = 0.8
-pattern = "all-to-all"
-
-[cc]
-mode = "qcn"
-"#;
-    let out = same_with_and_without_prefetch(text);
+    let text = FAT_TREE.replace("SEED", "3");
+    let out = same_with_and_without_prefetch(&text);
     let rx = i64s(table(&out, "flows"), "rx_bytes").iter().sum::<i64>();
     assert!(rx > 1_000_000, "the fabric delivered {rx} bytes");
 }
 
 #[test]
 fn qcn_tables_do_not_depend_on_where_the_cp_countdown_lies() {
-    let text = r#"
-[meta]
-name = "ft"
-duration = "2ms"
-seed = 5
-
-[defaults]
-link_delay = "1us"
-switch_latency = "500ns"
-nic_buffer = "infinite"
-
-[topology]
-kind = "fat-tree"
-k = 4
-host_rate = "10Gbps"
-agg_rate = "10Gbps"
-core_rate = "10Gbps"
-edge_buffer = "30KB"
-agg_buffer = "30KB"
-core_buffer = "30KB"
-
-[routing]
-mode = "ecmp"
-
-[[workloads]]
-name = "ws"
-sizes = "websearch"
-load = 0.8
-pattern = "all-to-all"
-
-[cc]
-mode = "qcn"
-"#;
+    let text = FAT_TREE.replace("SEED", "5");
     let (here, ev_here) = run_sim(
-        text,
+        &text,
         |sim| sim.set_cp_countdowns_in_ports(true),
         |s| s.events(),
     );
     let (cp, ev_cp) = run_sim(
-        text,
+        &text,
         |sim| sim.set_cp_countdowns_in_ports(false),
         |s| s.events(),
     );
