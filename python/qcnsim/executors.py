@@ -23,7 +23,8 @@ Two executors ship:
 - :class:`DaskExecutor`: a ``dask.distributed`` cluster (``pip install 'qcnsim[dask]'``) given by
   its scheduler address (``tcp://HOST:PORT``), an existing ``distributed.Client``, or, with
   neither, a ``LocalCluster`` of ``jobs`` single-threaded worker processes. qcnsim must be
-  installed on the workers.
+  installed on the workers. At most one chunk per worker thread is in flight, so a chunk never
+  waits on a worker behind another one and a dead worker costs only the chunk it was running.
 
 Both send several tasks per message (chunks) so that a sweep of many short points is not
 dominated by per-task overhead.
@@ -404,14 +405,17 @@ class DaskExecutor:
 
         try:
             try:
-                workers = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
+                workers, threads = _cluster_size(client)
             except (OSError, TimeoutError) as e:
                 raise lost(f"{type(e).__name__}: {e}") from None
             size = self.chunk or chunk_size(len(tasks), workers)
-            for i in range(0, len(tasks), size):
-                batch = tasks[i:i + size]
-                futures[client.submit(_run_chunk, text, batch, self.task_fn, pure=False)] = batch
-            while futures:
+            waiting: Deque[List[Task]] = deque(tasks[i:i + size] for i in range(0, len(tasks), size))
+            while futures or waiting:
+                # At most one chunk per worker thread in flight, so no chunk waits on a worker behind
+                # another one: a worker that dies takes only the chunk it was running with it.
+                while waiting and lost_since is None and len(futures) < max(1, threads):
+                    batch = waiting.popleft()
+                    futures[client.submit(_run_chunk, text, batch, self.task_fn, pure=False)] = batch
                 # Poll rather than block: a scheduler that dies leaves futures that never finish.
                 try:
                     finished, _ = wait(list(futures), timeout=POLL_S * 5, return_when="FIRST_COMPLETED")
@@ -439,17 +443,27 @@ class DaskExecutor:
                             futures[fut] = batch  # not attempted as far as we know
                             raise lost(f"{type(e).__name__}: {e}") from None
                         if len(batch) > 1:
-                            # Which task killed it is unknown: retry each on its own, no attempt counted.
-                            for t in batch:
-                                futures[client.submit(_run_chunk, text, [t], self.task_fn, pure=False)] = [t]
+                            # Which task killed it is unknown: retry each on its own, first, no attempt counted.
+                            waiting.extendleft([t] for t in reversed(batch))
                             continue
                         yield batch[0], "lost", f"{type(e).__name__}: {e}"
                         continue
                     by_key = {t.key: t for t in batch}
                     for key, status, payload in results:
                         yield by_key[key], status, payload
+                if waiting and lost_since is None:
+                    try:  # workers come and go (a nanny restarts a dead one, a cluster scales)
+                        workers, threads = _cluster_size(client)
+                    except (OSError, TimeoutError):
+                        pass  # the status check above decides when the scheduler counts as lost
         finally:
             _close_quietly(client, cluster, list(futures), own)
+
+
+def _cluster_size(client: Any) -> Tuple[int, int]:
+    """The cluster's workers and their threads, as the scheduler knows them now."""
+    info = client.scheduler_info(n_workers=-1).get("workers", {})
+    return max(1, len(info)), sum(int(w.get("nthreads", 1) or 1) for w in info.values())
 
 
 def _close_quietly(client: Any, cluster: Any, pending: List[Any], own: bool) -> None:
