@@ -178,19 +178,12 @@ impl<'a> Sim<'a> {
                 core.fixed_ports.push(pi as u32);
             }
         }
-        let fold = if self.core.fold_on {
+        let fold = if self.core.fold.on {
             self.fold_ports(&fixed)
         } else {
             vec![false; fixed.len()]
         };
-        let core = &mut self.core;
-        core.fold_run = fold.iter().any(|&f| f);
-        core.fold_snap = if core.fold_run {
-            vec![(NEVER, 0, 0); fold.len()]
-        } else {
-            Vec::new()
-        };
-        core.fold_from = fold.iter().map(|&f| if f { 0 } else { NEVER }).collect();
+        self.core.fold.set_ports(&fold);
     }
 
     /// The fixed ports whose arrivals may be handled when their frames start at the source NIC
@@ -276,6 +269,7 @@ impl<'a> Sim<'a> {
     ///   frame's time on the port's wire, gap included). So `lead > w` is required;
     /// - a queue sample at that instant came first when the sampling interval exceeds `w`
     ///   (it was scheduled one interval before), required of sampled ports.
+    ///
     /// A frame that starts at its own arrival (an idle port) leaves within that event, as it
     /// did. tests/fixed_departures.rs checks the tables against runs without fixed departures.
     fn fixed_ports(&self) -> Vec<bool> {
@@ -403,7 +397,7 @@ impl<'a> Sim<'a> {
                         || (p.fixed
                             && (control_to[p.peer as usize]
                                 || needs.iter().any(|n| n.moves_departures(core, pi))))
-                        || (core.fold_from.get(pi).is_some_and(|&f| f != NEVER)
+                        || (core.fold.folds_at(pi)
                             && needs.iter().any(|n| n.acts_beyond_arrival(core, pi)))
                 })
                 .count()
@@ -412,13 +406,13 @@ impl<'a> Sim<'a> {
     /// Switch arrivals folded into their frames' start at the source NIC
     /// (`Sim::fold_arrival`), so far.
     pub fn folded_arrivals(&self) -> u64 {
-        self.core.folded
+        self.core.fold.count
     }
 
     /// Fold no switch arrival into its frame's start at the source NIC (slower; the default
     /// must give identical results, which a test checks).
     pub fn set_fold_arrivals(&mut self, on: bool) {
-        self.core.fold_on = on;
+        self.core.fold.on = on;
     }
 
     /// Data frames whose departure was fixed at enqueue (`enqueue_fixed`), so far.

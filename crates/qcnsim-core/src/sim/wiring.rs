@@ -65,7 +65,7 @@ impl<'a> Sim<'a> {
     /// arrival's instant, by an event that takes the rank the arrival's own would have had.
     #[inline(never)]
     fn cp_sends(&mut self, pi: usize, pkt: u32) {
-        if self.core.folding {
+        if self.core.fold.active {
             let t = self.core.now;
             self.core.q.push(
                 t,

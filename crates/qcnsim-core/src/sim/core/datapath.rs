@@ -392,7 +392,7 @@ impl<'a> Sim<'a> {
                     // switches' path)
                     self.source_sent(flow, pkt, flags);
                 }
-                if self.core.fold_run && self.fold_arrival(pkt, size, flow, flags, t) {
+                if self.core.fold.run && self.fold_arrival(pkt, size, flow, flags, t) {
                     return;
                 }
             }
@@ -413,7 +413,7 @@ impl<'a> Sim<'a> {
     }
 
     /// Data frame `pkt` of `flow` starts now at its source NIC and reaches the switch at `t`:
-    /// where its next port folds arrivals (`Core::fold_from`: sim/fastpath.rs, `fold_ports`),
+    /// where its next port folds arrivals (`Fold::from`: sim/fastpath.rs, `fold_ports`),
     /// the arrival is handled now, as at `t` (`enqueue_fixed` with the clock at `t`), and makes
     /// no event; its CP's feedback waits for `t` (`Ev::CtrlOut`, pushed where the arrival's
     /// event would have been). Every frame that comes to such a port starts at a source NIC
@@ -432,26 +432,26 @@ impl<'a> Sim<'a> {
             return false;
         }
         let pi = h.path[1] as usize;
-        let from = self.core.fold_from[pi];
+        let from = self.core.fold.from[pi];
         if from == NEVER {
             return false;
         }
         let now = self.core.now;
         if now < from || t > self.core.end || flags & (FLAG_SPECIAL | FLAG_CE) != 0 {
-            self.core.fold_from[pi] = from.max(t.saturating_add(1));
+            self.core.fold.from[pi] = from.max(t.saturating_add(1));
             return false;
         }
         let q = self.core.next_qsample;
-        if t >= q && self.core.fold_snap[pi].0 != q {
+        if t >= q && self.core.fold.snap[pi].0 != q {
             // the pending sample reads the queue as it is before this arrival
             self.core.fold_snapshot(pi, q);
         }
         self.core.pkts[pkt as usize].hop = 1;
         self.core.now = t;
-        self.core.folding = true;
-        self.core.folded += 1;
+        self.core.fold.active = true;
+        self.core.fold.count += 1;
         self.enqueue_fixed_as(pi, pkt, size, flow, flags);
-        self.core.folding = false;
+        self.core.fold.active = false;
         self.core.now = now;
         true
     }

@@ -7,7 +7,10 @@
 use crate::sim::prelude::*;
 
 mod datapath;
+mod fold;
 mod sources;
+
+pub(in crate::sim) use fold::Fold;
 
 pub(in crate::sim) const NONE: u32 = u32::MAX;
 pub(in crate::sim) const NEVER: SimTime = SimTime::MAX;
@@ -124,7 +127,7 @@ pub(in crate::sim) enum Ev {
         port: u32,
         pkt: u32,
     },
-    /// An event record (`Core::fold_recs[slot]`) made by a folded switch arrival, recorded at
+    /// An event record (`Fold::take(slot)`) made by a folded switch arrival, recorded at
     /// the arrival's instant and rank (`Core::record`).
     FoldRec {
         slot: u32,
@@ -527,26 +530,11 @@ pub(in crate::sim) struct Core<'a> {
     pub(in crate::sim) prefetch: Option<bool>,
     pub(in crate::sim) fixed_ports: Vec<u32>,
     /// Switch arrivals folded into the frame's start at its source NIC (`Sim::fold_arrival`;
-    /// sim/fastpath.rs, `fold_ports`): per port, `NEVER` where arrivals are not folded, else
-    /// the instant from which they may be (one past the last arrival there left as an event).
-    /// `fold_run`: some port folds; `fold_on` the test switch (`set_fold_arrivals`);
-    /// `folding`: inside a folded arrival (its feedback waits for the arrival's instant:
-    /// `Ev::CtrlOut`); `folded`: arrivals folded so far; `next_qsample`: the pending queue
-    /// sample (an arrival at or after it, folded before it, first keeps the port's queue for it:
-    /// `fold_snap`).
-    pub(in crate::sim) fold_from: Vec<SimTime>,
-    pub(in crate::sim) fold_run: bool,
-    pub(in crate::sim) fold_on: bool,
-    pub(in crate::sim) folding: bool,
-    pub(in crate::sim) folded: u64,
+    /// sim/fastpath.rs, `fold_ports`).
+    pub(in crate::sim) fold: Fold,
+    /// The pending queue sample (a switch arrival at or after it, folded before it, first keeps
+    /// the port's queue for it: `Fold::snap`).
     pub(in crate::sim) next_qsample: SimTime,
-    /// Per port (with folding ports): the queue, bytes and frames, that the pending sample at
-    /// the time given reads, taken before a folded arrival at or after it was handled.
-    pub(in crate::sim) fold_snap: Vec<(SimTime, u64, u64)>,
-    /// Event records of folded arrivals waiting for their instant (`Core::record`), and the
-    /// free slots among them.
-    pub(in crate::sim) fold_recs: Vec<EvRec>,
-    pub(in crate::sim) fold_free: Vec<u32>,
     /// A window beside some flow's rate limiter decides when its frames leave (an acknowledged
     /// flow: sim/fastpath.rs, `Needs::gates_departures`): the event loop that tests it runs;
     /// without one, the loop without the test. `gate_skip_on` is the test switch

@@ -150,10 +150,10 @@ impl Core<'_> {
     }
 
     /// Port `pi`'s queue at the sample of `t`, bytes and frames: as it is, or as a folded
-    /// arrival after `t`, handled before the sample, found it (`Core::fold_snap`).
+    /// arrival after `t`, handled before the sample, found it (`Fold::snap`).
     #[inline]
     fn sampled_len(&self, pi: usize, t: SimTime) -> (u64, u64) {
-        match self.fold_snap.get(pi) {
+        match self.fold.snap.get(pi) {
             Some(&(at, bytes, frames)) if at == t => (bytes, frames),
             _ => {
                 let port = &self.ports[pi];
@@ -170,7 +170,7 @@ impl Core<'_> {
     pub(in crate::sim) fn fold_snapshot(&mut self, pi: usize, t: SimTime) {
         self.settle(pi, t);
         let port = &self.ports[pi];
-        self.fold_snap[pi] = (t, port.q_bytes, port.q_frames() as u64);
+        self.fold.snap[pi] = (t, port.q_bytes, port.q_frames() as u64);
     }
 
     /// Record event `r`; inside a folded arrival (`Sim::fold_arrival`) at the arrival's instant,
@@ -178,27 +178,17 @@ impl Core<'_> {
     /// that the events table keeps its order.
     #[inline]
     pub(in crate::sim) fn record(&mut self, r: EvRec) {
-        if !self.folding {
+        if !self.fold.active {
             return self.rec.event(r);
         }
-        let slot = match self.fold_free.pop() {
-            Some(s) => {
-                self.fold_recs[s as usize] = r;
-                s
-            }
-            None => {
-                self.fold_recs.push(r);
-                (self.fold_recs.len() - 1) as u32
-            }
-        };
+        let slot = self.fold.keep(r);
         self.q.push(r.t, Ev::FoldRec { slot });
     }
 
     /// The record a folded arrival left for this instant (`Core::record`).
     #[inline(never)]
     pub(in crate::sim) fn fold_rec_out(&mut self, slot: u32) {
-        let r = self.fold_recs[slot as usize];
-        self.fold_free.push(slot);
+        let r = self.fold.take(slot);
         self.rec.event(r);
     }
 
