@@ -365,3 +365,72 @@ proptest! {
         }
     }
 }
+
+/// Hosts a (under s0) and b (under s1), 10 Gb/s links, s0-s1 10 us long, the others 1 us. A
+/// go-back-N flow a -> b of 1,000 frames of 1500 B starts at 0 (greedy, 1.2 ms at line rate);
+/// b acknowledges every frame (`transport.ack_interval` = 1), one 64 B ACK every frame time
+/// (1,520 B with preamble and gap: 1.216 us) on s1 -> s0. s0-s1 fails at 0.5 ms for good.
+fn acks_on_a_failing_wire(ack_queue: &str) -> String {
+    let mut s = String::from(
+        "[meta]\nduration = \"1ms\"\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
+         buffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
+         [[switches]]\nname = \"s0\"\n[[switches]]\nname = \"s1\"\n\
+         [[links]]\nbetween = [\"s0\", \"s1\"]\ndelay = \"10us\"\n",
+    );
+    for (h, sw) in [("a", "s0"), ("b", "s1")] {
+        s += &format!("[[hosts]]\nname = \"{h}\"\n[[links]]\nbetween = [\"{h}\", \"{sw}\"]\n");
+    }
+    s + &format!(
+        "[[flows]]\nname = \"p\"\nsrc = \"a\"\ndst = \"b\"\ntraffic = \"greedy\"\nsize = \"1.5MB\"\n\
+         frame = \"1500B\"\ntransport = \"gbn\"\n\
+         [transport]\nrto = \"5ms\"\nack_queue = \"{ack_queue}\"\n\
+         [[schedule]]\nlink = \"s0-s1\"\nat = \"0.5ms\"\nstate = \"down\"\n"
+    )
+}
+
+#[test]
+fn control_frames_on_a_failing_wire_are_lost_and_counted() {
+    for ack_queue in ["data", "control"] {
+        let out = run(&acks_on_a_failing_wire(ack_queue), &[], None);
+        let v = |k: &str| summary_value(&out, k, "").unwrap();
+        // the ACKs on the 10 us wire when it failed: one per 1.216 us, so 8 or 9 of them (and
+        // their first bits left within the 10 us plus an ACK's own 0.067 us before)
+        let acks = v("link_failure_in_flight_control_drops");
+        assert!(
+            (8.0..=9.0).contains(&acks),
+            "{ack_queue}: {acks} ACKs lost on the wire"
+        );
+        // so were the data frames on the other direction of the same wire, as many, give or take one
+        let data = v("link_failure_in_flight_drops");
+        assert!(
+            (acks - data).abs() <= 1.0,
+            "{ack_queue}: {data} data frames, {acks} ACKs"
+        );
+        // nothing was queued towards the failed link to be dropped: the ACKs leave s1 at once
+        // (control queue, or a data queue that only ACKs use), and so does the flow's data at s0
+        assert_eq!(v("link_failure_queued_control_drops"), 0.0, "{ack_queue}");
+    }
+}
+
+#[test]
+fn control_frames_queued_at_a_failed_port_are_counted() {
+    // The probe starts 10 us before the failure and the backlog's frames are of 9,000 B: its
+    // ACKs (control frames, going before the backlog) wait at s1 -> s0 for the data frame on
+    // the wire, 7.2 us, one ACK arriving per 1.216 us, so a few are queued at any instant but
+    // right after a data frame.
+    let sc = acks_queued_at_a_failing_link("control")
+        .replace("start = \"1ms\"", "start = \"1.49ms\"")
+        .replace(
+            "dst = \"a\"\nrate = \"10Gbps\"\n",
+            "dst = \"a\"\nrate = \"10Gbps\"\nframe = \"9000B\"\n",
+        );
+    let out = run(&sc, &[], None);
+    let v = |k: &str| summary_value(&out, k, "").unwrap();
+    let queued = v("link_failure_queued_control_drops");
+    assert!(
+        (1.0..=6.0).contains(&queued),
+        "{queued} ACKs queued in s1 -> s0's control queue at the failure"
+    );
+    // under "control" they are no ACK drops of a data queue
+    assert!(summary_value(&out, "ack_drops", "ACKs").is_none());
+}

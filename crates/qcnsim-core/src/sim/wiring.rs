@@ -183,6 +183,15 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Control frame `pkt` arrives now at the end of the link it was last sent on (a switch or
+    /// a host): whether that link failed under it (then it was dropped and counted;
+    /// sim/topology/links.rs).
+    #[inline(never)]
+    pub(super) fn control_lost_on_link(&mut self, pkt: u32) -> bool {
+        let ls = self.links.as_mut().expect("link failures");
+        ls.control_lost(&mut self.core, pkt)
+    }
+
     /// A data frame of a hop-by-hop routed flow reaches its destination host now, unless its
     /// last link failed under it (sim/topology/links.rs).
     #[inline(never)]
@@ -282,6 +291,9 @@ impl<'a> Sim<'a> {
     /// every other kind to congestion management (sim/cc/mod.rs).
     #[inline(never)]
     pub(super) fn on_host_control(&mut self, pkt: u32) {
+        if self.links.is_some() && self.control_lost_on_link(pkt) {
+            return;
+        }
         let pk = self.core.pkts[pkt as usize];
         self.core.release(pkt);
         match pk.kind {

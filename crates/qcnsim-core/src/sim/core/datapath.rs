@@ -395,6 +395,8 @@ impl<'a> Sim<'a> {
                 if self.core.fold.run && self.fold_arrival(pkt, size, flow, flags, t) {
                     return;
                 }
+            } else {
+                self.core.control_sent_on(pkt, pi);
             }
             self.core.q.push(t, Ev::SwitchArrive { pkt, flow });
         } else {
@@ -407,6 +409,7 @@ impl<'a> Sim<'a> {
                 }
                 self.deliver(pkt, t);
             } else {
+                self.core.control_sent_on(pkt, pi);
                 self.core.q.push(t, Ev::HostControl { pkt });
             }
         }
@@ -472,6 +475,9 @@ impl<'a> Sim<'a> {
                 self.core.frames_forwarded += 1;
             }
             let t = end + port.to_peer_queue;
+            if pk.kind != KIND_DATA {
+                self.core.control_sent_on(pkt, pi);
+            }
             self.core.pkts[pkt as usize].at = peer;
             self.core.q.push(t, Ev::SwitchArrive { pkt, flow: pk.flow });
         } else {
@@ -482,6 +488,7 @@ impl<'a> Sim<'a> {
                 }
                 self.deliver(pkt, t);
             } else {
+                self.core.control_sent_on(pkt, pi);
                 self.core.pkts[pkt as usize].at = peer;
                 self.core.q.push(t, Ev::HostControl { pkt });
             }
@@ -596,6 +603,9 @@ impl<'a> Sim<'a> {
     /// frames are the switches' common path.
     #[inline(never)]
     fn control_arrive(&mut self, pkt: u32, at: u32, flow: u32) {
+        if self.links.is_some() && self.control_lost_on_link(pkt) {
+            return;
+        }
         let kind = self.core.pkts[pkt as usize].kind;
         match self.core.feedback_next(at as usize, flow) {
             Some(port)
@@ -623,7 +633,10 @@ impl<'a> Sim<'a> {
     #[inline(never)]
     fn enqueue_reply_data(&mut self, pi: usize, pkt: u32) {
         if self.core.port_down(pi) {
-            // a switch drops what it would send on a failed link
+            // a switch drops what it would send on a failed link (the routes of the moment
+            // avoid failed links, so none should come here): counted as a control frame with no
+            // route
+            self.core.ctrl_unroutable += 1;
             self.core.release(pkt);
             return;
         }
@@ -718,7 +731,9 @@ impl<'a> Sim<'a> {
 
     pub(in crate::sim) fn enqueue_ctrl(&mut self, pi: usize, pkt: u32) {
         if self.core.ports[pi].from_switch && self.core.port_down(pi) {
-            // a switch drops what it would send on a failed link (a host's NIC holds it)
+            // a switch drops what it would send on a failed link (a host's NIC holds it; the
+            // routes of the moment avoid failed links): counted as a control frame with no route
+            self.core.ctrl_unroutable += 1;
             self.core.release(pkt);
             return;
         }

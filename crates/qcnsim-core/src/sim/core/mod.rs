@@ -161,7 +161,9 @@ pub(in crate::sim) struct Pkt {
     pub(in crate::sim) born: SimTime,
     pub(in crate::sim) size: u32,
     pub(in crate::sim) flow: u32,
-    /// Data: index into the flow's path of the port it is queued at / was sent from.
+    /// Data: index into the flow's path of the port it is queued at / was sent from (with link
+    /// failures: that port + 1, 0 at its source NIC). Control: the port it was last sent on + 1
+    /// (`Core::control_sent_on`; 0: not sent on a link yet).
     pub(in crate::sim) hop: u16,
     pub(in crate::sim) kind: u8,
     /// Feedback messages: the payload (see sim/cc/mod.rs for each kind; QCN CNM: qntzFb). Data
@@ -623,6 +625,14 @@ impl Core<'_> {
         if hi > lo && hi - lo <= 16 * bytes {
             hugepage::advise_span(lo, hi);
         }
+    }
+
+    /// Control frame `pkt` is sent on port `pi`'s link: kept in its `hop` (port + 1), so that
+    /// on arrival it can tell whether that link failed under it (sim/topology/links.rs; read
+    /// only with link failures, whose scenarios have fewer than 65,535 ports).
+    #[inline]
+    pub(in crate::sim) fn control_sent_on(&mut self, pkt: u32, pi: usize) {
+        self.pkts[pkt as usize].hop = (pi + 1) as u16;
     }
 
     /// A frame leaves the arena.

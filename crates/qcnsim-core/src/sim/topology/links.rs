@@ -10,9 +10,10 @@
 //! (a data frame in its flow's drops, an ACK or NACK queued with them under
 //! `transport.ack_queue = "data"` in the run's `ack_drops`), and those ports refuse new frames
 //! (as a full queue drops them) until the link comes back; a host's NIC port keeps its frames
-//! and stops sending (`slow_start_next`); frames on the wire
-//! (the link failed after their first bit left and before their last bit arrived) are dropped
-//! on arrival and counted; the routes are recomputed without the link. Frames with no route
+//! and stops sending (`slow_start_next`); frames on the wire, data or control
+//! (the link failed after their first bit left and before their last bit arrived), are dropped
+//! on arrival and counted (a control frame knows its last port from `Core::control_sent_on`);
+//! control frames in a failed port's control queue are dropped and counted; the routes are recomputed without the link. Frames with no route
 //! left are dropped at the switch and counted. When it comes back, the routes are recomputed
 //! with it and its ports send again.
 
@@ -33,6 +34,9 @@ pub(in crate::sim) struct LinkState {
     /// (time, link, up, frames dropped from its queues)
     rows: Vec<(SimTime, u32, bool, u64)>,
     lost_in_flight: u64,
+    /// Control frames lost to failures: in a failed port's control queue, on the wire.
+    ctrl_queued: u64,
+    ctrl_in_flight: u64,
     unroutable: u64,
     cand: Vec<u32>,
 }
@@ -58,6 +62,8 @@ impl LinkState {
             saved_cap: vec![Capacity::Infinite; sc.n_ports()],
             rows: Vec::new(),
             lost_in_flight: 0,
+            ctrl_queued: 0,
+            ctrl_in_flight: 0,
             unroutable: 0,
             cand: Vec::with_capacity(16),
         })
@@ -176,6 +182,20 @@ impl LinkState {
         true
     }
 
+    /// Control frame `pkt` (a CNM, CNP, ACK, ...) arrives now at the end of the link it was last
+    /// sent on: when that link failed while it was on the wire, it is dropped and counted
+    /// (returns true), as a data frame is (`route`, `arrives`). A frame never sent on a link
+    /// (a feedback message entering its own switch after `cc.feedback_latency`) is not.
+    pub(in crate::sim) fn control_lost(&mut self, core: &mut Core, pkt: u32) -> bool {
+        let pk = core.pkts[pkt as usize];
+        if pk.hop == 0 || !self.lost_on_link(core, pk.hop as usize - 1, pk.size) {
+            return false;
+        }
+        self.ctrl_in_flight += 1;
+        core.release(pkt);
+        true
+    }
+
     /// A link fails (`up` false) or recovers: what each of its two ports asks of the data path.
     pub(in crate::sim) fn on_change(
         &mut self,
@@ -241,6 +261,7 @@ impl LinkState {
             for &c in ctrl.iter() {
                 core.release(c);
             }
+            self.ctrl_queued += ctrl.len() as u64;
             gone.clear();
             // keep the queue's allocation
             core.ports[pi].q = gone;
@@ -301,6 +322,18 @@ impl LinkState {
             (
                 "link_failure_in_flight_drops".to_string(),
                 ls.lost_in_flight as f64,
+                "frames".to_string(),
+                all.clone(),
+            ),
+            (
+                "link_failure_queued_control_drops".to_string(),
+                ls.ctrl_queued as f64,
+                "frames".to_string(),
+                all.clone(),
+            ),
+            (
+                "link_failure_in_flight_control_drops".to_string(),
+                ls.ctrl_in_flight as f64,
                 "frames".to_string(),
                 all.clone(),
             ),
