@@ -140,21 +140,32 @@ fn a_host_cut_off_is_unroutable_until_its_link_returns() {
     assert!(rx / tx > 0.6 && rx / tx < 0.9, "{rx} of {tx}");
 }
 
+/// Switches s0 and s1 joined by a link `s0s1_delay` long and `hosts` each under its switch;
+/// 10 Gb/s everywhere, the other links 1 us, unbounded queues; `duration` long.
+fn two_switches(duration: &str, s0s1_delay: &str, hosts: &[(&str, &str)]) -> String {
+    let mut s = format!(
+        "[meta]\nduration = \"{duration}\"\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
+         buffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
+         [[switches]]\nname = \"s0\"\n[[switches]]\nname = \"s1\"\n\
+         [[links]]\nbetween = [\"s0\", \"s1\"]\ndelay = \"{s0s1_delay}\"\n",
+    );
+    for (h, sw) in hosts {
+        s += &format!("[[hosts]]\nname = \"{h}\"\n[[links]]\nbetween = [\"{h}\", \"{sw}\"]\n");
+    }
+    s
+}
+
 /// Switches s0 and s1 (10 Gb/s, 1 us links, unbounded queues). From 0 two open-ended 10 Gb/s
 /// generators c, d (under s1) send to a (under s0): s1->s0 holds a backlog growing at 10 Gb/s
 /// (1.25 MB at 1 ms). A go-back-N probe a -> b (under s1) of 30 frames starts at 1 ms: its data
 /// arrives at once, its ACKs wait at s1->s0 behind the backlog, about 1 ms. s0-s1 fails at
 /// 1.5 ms, with the probe's ACKs queued there. (Retransmission timer beyond the run.)
 fn acks_queued_at_a_failing_link(ack_queue: &str) -> String {
-    let mut s = String::from(
-        "[meta]\nduration = \"1.6ms\"\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
-         buffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
-         [[switches]]\nname = \"s0\"\n[[switches]]\nname = \"s1\"\n\
-         [[links]]\nbetween = [\"s0\", \"s1\"]\n",
+    let mut s = two_switches(
+        "1.6ms",
+        "1us",
+        &[("a", "s0"), ("b", "s1"), ("c", "s1"), ("d", "s1")],
     );
-    for (h, sw) in [("a", "s0"), ("b", "s1"), ("c", "s1"), ("d", "s1")] {
-        s += &format!("[[hosts]]\nname = \"{h}\"\n[[links]]\nbetween = [\"{h}\", \"{sw}\"]\n");
-    }
     for h in ["c", "d"] {
         s +=
             &format!("[[flows]]\nname = \"x{h}\"\nsrc = \"{h}\"\ndst = \"a\"\nrate = \"10Gbps\"\n");
@@ -371,16 +382,8 @@ proptest! {
 /// b acknowledges every frame (`transport.ack_interval` = 1), one 64 B ACK every frame time
 /// (1,520 B with preamble and gap: 1.216 us) on s1 -> s0. s0-s1 fails at 0.5 ms for good.
 fn acks_on_a_failing_wire(ack_queue: &str) -> String {
-    let mut s = String::from(
-        "[meta]\nduration = \"1ms\"\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"1us\"\n\
-         buffer = \"infinite\"\nnic_buffer = \"infinite\"\n\
-         [[switches]]\nname = \"s0\"\n[[switches]]\nname = \"s1\"\n\
-         [[links]]\nbetween = [\"s0\", \"s1\"]\ndelay = \"10us\"\n",
-    );
-    for (h, sw) in [("a", "s0"), ("b", "s1")] {
-        s += &format!("[[hosts]]\nname = \"{h}\"\n[[links]]\nbetween = [\"{h}\", \"{sw}\"]\n");
-    }
-    s + &format!(
+    two_switches("1ms", "10us", &[("a", "s0"), ("b", "s1")])
+        + &format!(
         "[[flows]]\nname = \"p\"\nsrc = \"a\"\ndst = \"b\"\ntraffic = \"greedy\"\nsize = \"1.5MB\"\n\
          frame = \"1500B\"\ntransport = \"gbn\"\n\
          [transport]\nrto = \"5ms\"\nack_queue = \"{ack_queue}\"\n\
