@@ -183,8 +183,15 @@ def test_sigint_during_run_raises_keyboardinterrupt(short_hotspot):
         calls.append(frac)
         signal.raise_signal(signal.SIGINT)
 
-    with pytest.raises(KeyboardInterrupt):
-        qcnsim.run(short_hotspot.with_overrides(LONG), progress=ctrl_c)
+    # Python's own Ctrl-C handler, as in an interactive session: a process started as a shell's
+    # background job (`cmd &` without job control) inherits SIGINT ignored, and Python then
+    # installs no handler, so the raised signal would go nowhere.
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            qcnsim.run(short_hotspot.with_overrides(LONG), progress=ctrl_c)
+    finally:
+        signal.signal(signal.SIGINT, old)
     assert len(calls) == 1
 
 
