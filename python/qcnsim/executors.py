@@ -418,7 +418,11 @@ class DaskExecutor:
                     futures[client.submit(_run_chunk, text, batch, self.task_fn, pure=False)] = batch
                 # Poll rather than block: a scheduler that dies leaves futures that never finish.
                 try:
-                    finished, _ = wait(list(futures), timeout=POLL_S * 5, return_when="FIRST_COMPLETED")
+                    if not futures:  # nothing submitted while the scheduler is away
+                        time.sleep(POLL_S)
+                        finished = set()
+                    else:
+                        finished, _ = wait(list(futures), timeout=POLL_S * 5, return_when="FIRST_COMPLETED")
                 except (TimeoutError, asyncio.TimeoutError, OSError):
                     finished = set()
                 except Exception as e:  # noqa: BLE001 - FuturesCancelledError: the scheduler connection is lost

@@ -10,12 +10,12 @@
 //! (a data frame in its flow's drops, an ACK or NACK queued with them under
 //! `transport.ack_queue = "data"` in the run's `ack_drops`), and those ports refuse new frames
 //! (as a full queue drops them) until the link comes back; a host's NIC port keeps its frames
-//! and stops sending (`slow_start_next`); frames on the wire, data or control
-//! (the link failed after their first bit left and before their last bit arrived), are dropped
-//! on arrival and counted (a control frame knows its last port from `Core::control_sent_on`);
-//! control frames in a failed port's control queue are dropped and counted; the routes are recomputed without the link. Frames with no route
-//! left are dropped at the switch and counted. When it comes back, the routes are recomputed
-//! with it and its ports send again.
+//! and stops sending (`slow_start_next`); frames on the wire, data or control (the link failed
+//! after their first bit left and before their last bit arrived), are dropped on arrival and
+//! counted (a control frame knows its last port from `Core::control_sent_on`); control frames
+//! in a failed port's control queue are dropped and counted; the routes are recomputed without
+//! the link. Frames with no route left are dropped at the switch and counted. When it comes
+//! back, the routes are recomputed with it and its ports send again.
 
 use crate::scenario::routes::{flow_key, hash_pick, Routes};
 use crate::scenario::RoutingMode;
