@@ -162,36 +162,6 @@ impl Core<'_> {
         }
     }
 
-    /// Port `pi`'s queue as the pending sample at `t` will read it, before a folded arrival at
-    /// or after `t` is handled (`Sim::fold_arrival`): its frames that started before `t` have
-    /// left (as the sample's own settling would have them), the rest is kept for the sample.
-    #[cold]
-    #[inline(never)]
-    pub(in crate::sim) fn fold_snapshot(&mut self, pi: usize, t: SimTime) {
-        self.settle(pi, t);
-        let port = &self.ports[pi];
-        self.fold.snap[pi] = (t, port.q_bytes, port.q_frames() as u64);
-    }
-
-    /// Record event `r`; inside a folded arrival (`Sim::fold_arrival`) at the arrival's instant,
-    /// by an event that takes the rank the arrival's own would have had (`Ev::FoldRec`), so
-    /// that the events table keeps its order.
-    #[inline]
-    pub(in crate::sim) fn record(&mut self, r: EvRec) {
-        if !self.fold.active {
-            return self.rec.event(r);
-        }
-        let slot = self.fold.keep(r);
-        self.q.push(r.t, Ev::FoldRec { slot });
-    }
-
-    /// The record a folded arrival left for this instant (`Core::record`).
-    #[inline(never)]
-    pub(in crate::sim) fn fold_rec_out(&mut self, slot: u32) {
-        let r = self.fold.take(slot);
-        self.rec.event(r);
-    }
-
     /// Sample every reaction point's rates.
     pub(in crate::sim) fn sample_rp_rates(&mut self) {
         let t = self.now;
