@@ -12,6 +12,7 @@
 
 mod common;
 
+use common::HTSIM_QCN;
 use qcnsim_core::api::RunOutput;
 use qcnsim_core::scenario;
 use qcnsim_core::sim::Sim;
@@ -29,15 +30,9 @@ const GREEDY: &str = "greedy-dumbbell";
 
 fn scenario_text(name: &str) -> String {
     if name == GREEDY {
-        return "[meta]\nduration = \"20ms\"\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"10us\"\n\
-                switch_latency = \"0ns\"\nbuffer = \"100frames\"\n\
-                [[hosts]]\nname = \"h{i}\"\ncount = 10\n[[hosts]]\nname = \"sink\"\n[[switches]]\nname = \"sw\"\n\
-                [[links]]\nbetween = [\"h{i}\", \"sw\"]\ncount = 10\n[[links]]\nbetween = [\"sw\", \"sink\"]\n\
-                [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"sink\"\ntraffic = \"greedy\"\nrate = \"10Gbps\"\n\
-                frame = \"1500B\"\ncount = 10\n\
-                [cc]\nmode = \"qcn\"\n[cc.qcn.cp]\nq_eq = \"33000B\"\n\
-                [metrics]\nqueue_interval = \"100us\"\nqueue_ports = [\"sw->sink\"]\n"
-            .to_string();
+        return format!(
+            "{HTSIM_QCN}[metrics]\nqueue_interval = \"100us\"\nqueue_ports = [\"sw->sink\"]\n"
+        );
     }
     if name == HOST_LINK {
         return "[meta]\nduration = \"5ms\"\n[defaults]\nlink_delay = \"10us\"\nbuffer = \"200KB\"\n\

@@ -98,12 +98,10 @@ fn random_networks_fold_arrivals() {
 /// into its departure from the NIC, one.
 #[test]
 fn greedy_dumbbell_fixes_the_bottleneck_with_identical_tables() {
-    let text = "[meta]\nname = \"g\"\nduration = \"20ms\"\nseed = 1\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"10us\"\nswitch_latency = \"0ns\"\nbuffer = \"100frames\"\n\
-        [[hosts]]\nname = \"h{i}\"\ncount = 10\n[[hosts]]\nname = \"sink\"\n[[switches]]\nname = \"sw\"\n\
-        [[links]]\nbetween = [\"h{i}\", \"sw\"]\ncount = 10\n[[links]]\nbetween = [\"sw\", \"sink\"]\n\
-        [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"sink\"\ntraffic = \"greedy\"\nrate = \"10Gbps\"\nframe = \"1500B\"\ncount = 10\n\
-        [cc]\nmode = \"qcn\"\n[cc.qcn.cp]\nq_eq = \"33000B\"\n\
-        [metrics]\nqueue_interval = \"100us\"\nqueue_ports = [\"sw->sink\"]\nthroughput_ports = [\"sw->sink\"]\n";
+    let text = &format!(
+        "{HTSIM_QCN}[metrics]\nqueue_interval = \"100us\"\nqueue_ports = [\"sw->sink\"]\n\
+         throughput_ports = [\"sw->sink\"]\n"
+    );
     let ((fixed, ev_on, ev_off), (folded, ev_folded, _)) = same_with_and_without_folds(text);
     // 20 ms of a busy 10 Gb/s bottleneck: about 16,700 frames
     assert!(fixed > 16_000, "{fixed} departures fixed");

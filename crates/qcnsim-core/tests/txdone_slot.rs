@@ -51,11 +51,7 @@ proptest! {
 /// towards the sources (a control frame moves a slot `TxDone` back into the queue).
 #[test]
 fn greedy_dumbbell_uses_the_slot_with_identical_tables() {
-    let text = "[meta]\nname = \"g\"\nduration = \"20ms\"\nseed = 1\n[defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"10us\"\nswitch_latency = \"0ns\"\nbuffer = \"100frames\"\n\
-        [[hosts]]\nname = \"h{i}\"\ncount = 10\n[[hosts]]\nname = \"sink\"\n[[switches]]\nname = \"sw\"\n\
-        [[links]]\nbetween = [\"h{i}\", \"sw\"]\ncount = 10\n[[links]]\nbetween = [\"sw\", \"sink\"]\n\
-        [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"sink\"\ntraffic = \"greedy\"\nrate = \"10Gbps\"\nframe = \"1500B\"\ncount = 10\n\
-        [cc]\nmode = \"qcn\"\n[cc.qcn.cp]\nq_eq = \"33000B\"\n";
+    let text = HTSIM_QCN;
     let fires = same_with_and_without(text);
     // 20 ms of a busy 10 Gb/s bottleneck: about 16,700 frames, nearly all sent back to back
     assert!(fires > 15_000, "{fires} slot fires");

@@ -33,6 +33,16 @@ size = "500KB"
 start = "100us"
 "#;
 
+/// htsim's QCN scenario, 20 ms: ten greedy 10 Gb/s sources `h0`.. (1500 B frames) into one
+/// switch `sw` and one 10 Gb/s bottleneck towards a sink that sends nothing, 10 us links, no
+/// switch latency, 100-frame buffers, standard QCN (Qeq 33,000 B). Callers add `[metrics]`.
+pub const HTSIM_QCN: &str = "[meta]\nname = \"htsim-qcn\"\nduration = \"20ms\"\nseed = 1\n\
+    [defaults]\nlink_rate = \"10Gbps\"\nlink_delay = \"10us\"\nswitch_latency = \"0ns\"\nbuffer = \"100frames\"\n\
+    [[hosts]]\nname = \"h{i}\"\ncount = 10\n[[hosts]]\nname = \"sink\"\n[[switches]]\nname = \"sw\"\n\
+    [[links]]\nbetween = [\"h{i}\", \"sw\"]\ncount = 10\n[[links]]\nbetween = [\"sw\", \"sink\"]\n\
+    [[flows]]\nname = \"f{i}\"\nsrc = \"h{i}\"\ndst = \"sink\"\ntraffic = \"greedy\"\nrate = \"10Gbps\"\n\
+    frame = \"1500B\"\ncount = 10\n[cc]\nmode = \"qcn\"\n[cc.qcn.cp]\nq_eq = \"33000B\"\n";
+
 /// `n` go-back-N flows `f0`.. of `size` (long-lived when far beyond the run) from their own
 /// hosts `h0`.. through one switch `sw` into one receiver `r`, every link `rate` with one-way
 /// `delay`, frames of `frame`, no buffer limits, 20 ms: the network and flows of the
